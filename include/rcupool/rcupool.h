@@ -1,0 +1,319 @@
+/*
+ * rcupool: the one CPU thread pool of a process, resizable at any time.
+ *
+ * A manager (rcupool_t) owns a current pthreadpool_t and every retired pool
+ * that somebody still holds. The current pool is published with RCU: short
+ * users read it inside a read-side section, long users (a loaded model
+ * method) pin it. rcupool_reset() publishes a new pool and never waits; a
+ * retired pool is destroyed on the library's reclaim thread once its grace
+ * period has elapsed and its last pin is gone.
+ *
+ * Conventions
+ *   - Functions that can fail return 0 or a negative errno value.
+ *   - Handles are opaque. Destroy functions accept NULL.
+ *   - No function needs a per-thread registration step; any thread may call
+ *     any function unless its documentation says otherwise, and may exit at
+ *     any time while it is outside a read-side section.
+ *   - "Blocks" means the call may sleep; every other call is non-blocking
+ *     (it takes no lock that a blocking call holds for long).
+ */
+#ifndef RCUPOOL_RCUPOOL_H
+#define RCUPOOL_RCUPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pthreadpool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define RCUPOOL_API __attribute__((visibility("default")))
+#else
+#define RCUPOOL_API
+#endif
+
+/* Library version. The shared library's soname carries the major. */
+#define RCUPOOL_VERSION_MAJOR 0
+#define RCUPOOL_VERSION_MINOR 1
+#define RCUPOOL_VERSION_PATCH 0
+
+/* The largest thread count rcupool_reset() and rcupool_create() accept. */
+#define RCUPOOL_MAX_THREADS 256
+
+/* Environment variable read by rcupool_default() for its default size. */
+#define RCUPOOL_ENV_NUM_THREADS "RCUPOOL_NUM_THREADS"
+
+/* ------------------------------------------------------------------------ */
+/* Manager                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* A pool manager. Opaque. */
+typedef struct rcupool rcupool_t;
+
+/* Options for rcupool_create(). A zero-initialised struct means defaults. */
+typedef struct rcupool_options {
+  /* Thread count of the first pool and of rcupool_reset(m, 0). 0: the
+   * performance cores reported by cpuinfo. At most RCUPOOL_MAX_THREADS. */
+  size_t threads;
+} rcupool_options_t;
+
+/*
+ * Creates a manager with a first pool of opts->threads threads.
+ * opts may be NULL (all defaults). Environment variables are not read here;
+ * only rcupool_default() reads them.
+ *
+ * Returns 0 and stores the manager in *out, or
+ *   -EINVAL  out is NULL or opts->threads > RCUPOOL_MAX_THREADS;
+ *   -ENOMEM  allocation failed;
+ *   -EAGAIN  the pool's threads could not be started.
+ * On error *out is left unchanged and nothing stays allocated.
+ * Threads: any. Blocks: yes, while threads start.
+ */
+RCUPOOL_API int rcupool_create(const rcupool_options_t *opts, rcupool_t **out);
+
+/*
+ * Destroys a manager: retires its current pool and frees every pool, waiting
+ * for pending grace-period callbacks. The manager must not be used by any
+ * other call during or after destroy.
+ *
+ * Returns 0 (also for NULL), or
+ *   -EBUSY    a pin on any of its pools is still held; nothing was freed and
+ *             the manager is fully usable;
+ *   -EPERM    m is the process-wide manager of rcupool_default();
+ *   -EDEADLK  called inside a read-side section, inside a task running on a
+ *             rcupool pool, or from a grace-period callback.
+ * Threads: any thread but those above. Blocks: yes (grace periods and the
+ * joins of worker threads).
+ */
+RCUPOOL_API int rcupool_destroy(rcupool_t *m);
+
+/*
+ * The process-wide manager, created on first use and never destroyed. Its
+ * default size is RCUPOOL_NUM_THREADS when that holds a decimal count in
+ * 1..RCUPOOL_MAX_THREADS; any other value is logged at warning level and
+ * ignored, and the performance-core count from cpuinfo is used.
+ *
+ * Returns NULL only if the first creation failed (logged at error level);
+ * a later call tries again. The pointer stays valid until the process exits.
+ * Threads: any; concurrent first calls create one manager. Blocks: the first
+ * call, while threads start.
+ *
+ * In a child created by fork(), the manager's pools have lost their worker
+ * threads; the library replaces the current pool in the child before fork()
+ * returns (see README, "fork").
+ */
+RCUPOOL_API rcupool_t *rcupool_default(void);
+
+/*
+ * Makes a pool of `threads` threads current. 0 means the manager's default
+ * count. A reset to the current size does nothing. A reset to the size of a
+ * retired pool that is still alive (pinned, or within its grace period)
+ * makes that pool current again instead of creating one (a reuse). Otherwise
+ * a new pool is created and published; the previous one is retired and will
+ * be freed once its grace period has elapsed and no pin holds it.
+ *
+ * Never waits for readers or pins. Holders of pins keep their pool.
+ *
+ * Returns 0, or
+ *   -EINVAL  m is NULL or threads > RCUPOOL_MAX_THREADS;
+ *   -ENOMEM  allocation failed;
+ *   -EAGAIN  the new pool's threads could not be started.
+ * On error the current pool is unchanged and keeps working.
+ * Threads: any, including a task running on a pool. Concurrent resets are
+ * serialised. Blocks: yes, while a new pool's threads start.
+ */
+RCUPOOL_API int rcupool_reset(rcupool_t *m, size_t threads);
+
+/* Thread count of the current pool; 0 if m is NULL. Threads: any. Never
+ * blocks. The value may be stale as soon as it is returned. */
+RCUPOOL_API size_t rcupool_threads(rcupool_t *m);
+
+/* The manager's generation: the number of pools it has published (the first
+ * pool is generation 1; every reset that changes the pool adds one, reuses
+ * included). 0 if m is NULL. Threads: any. Never blocks. */
+RCUPOOL_API uint64_t rcupool_generation(rcupool_t *m);
+
+/*
+ * Waits until every pool of m that can be freed has been freed: every
+ * retired pool whose grace period has elapsed and that holds no pin. Pools
+ * still pinned stay alive. Meant for tests, shutdown and dlclose.
+ *
+ * Returns 0, or -EINVAL (m NULL), or -EDEADLK when called inside a
+ * read-side section, inside a task running on a rcupool pool, or from a
+ * grace-period callback (each would wait for itself).
+ * Threads: any thread but those above. Blocks: yes (at least one grace
+ * period and the callback batch delay, about 10 ms).
+ */
+RCUPOOL_API int rcupool_barrier(rcupool_t *m);
+
+/* ------------------------------------------------------------------------ */
+/* Read side                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Enters / leaves an RCU read-side section. Nestable. Any thread, no
+ * registration; never blocks, never allocates after the thread's first call.
+ * A section must be short (it delays the freeing of retired pools) and must
+ * be left on the thread that entered it. Do not call rcupool_barrier() or
+ * rcupool_destroy() inside one.
+ */
+RCUPOOL_API void rcupool_read_lock(void);
+RCUPOOL_API void rcupool_read_unlock(void);
+
+/*
+ * The current pool of m. Must be called inside a read-side section; the
+ * returned pool stays valid until the matching rcupool_read_unlock(),
+ * whatever resets happen meanwhile. NULL if m is NULL.
+ * Threads: any. Never blocks.
+ */
+RCUPOOL_API pthreadpool_t rcupool_current(rcupool_t *m);
+
+/* ------------------------------------------------------------------------ */
+/* Pins                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A holder's claim on one pool: while pinned, the pool is not freed, even
+ * after resets. Storage is the caller's (no allocation on pin); treat the
+ * fields as private. Zero-initialise it, or leave it as rcupool_unpin() left
+ * it: both are "empty".
+ */
+typedef struct rcupool_pin {
+  void *pool_;        /* private: the pinned pool, NULL when empty */
+  rcupool_t *manager_; /* private */
+  pthreadpool_t threadpool_;
+  size_t threads_;
+  uint64_t generation_;
+} rcupool_pin_t;
+
+/*
+ * Pins m's current pool into *pin and records its generation.
+ * Returns 0, or -EINVAL when m or pin is NULL, or -EBUSY when *pin is
+ * already holding a pool (unpin it first; nothing is changed).
+ * Threads: any. Never blocks. Lifetime: the pool stays alive until
+ * rcupool_unpin(pin). A thread that exits holding a pin leaks it: the pool
+ * is then freed only by rcupool_destroy() (which returns -EBUSY until then;
+ * see the README's misuse list).
+ */
+RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
+
+/*
+ * Releases a pin and empties *pin. Unpinning an empty pin (zeroed, or
+ * already released) is a no-op logged at warning level. If this was the
+ * last holder of a retired pool, the pool is handed to the reclaim thread;
+ * it is never destroyed on the calling thread, so a task may unpin the pool
+ * it runs on. Threads: any; one pin must not be unpinned by two threads at
+ * once. Never blocks.
+ */
+RCUPOOL_API void rcupool_unpin(rcupool_pin_t *pin);
+
+/* The pinned pool, valid until rcupool_unpin(pin); NULL for an empty pin. */
+RCUPOOL_API pthreadpool_t rcupool_pin_pthreadpool(const rcupool_pin_t *pin);
+
+/* The pinned pool's thread count; 0 for an empty pin. */
+RCUPOOL_API size_t rcupool_pin_threads(const rcupool_pin_t *pin);
+
+/* The manager generation at which the pool was pinned; 0 for an empty pin. */
+RCUPOOL_API uint64_t rcupool_pin_generation(const rcupool_pin_t *pin);
+
+/*
+ * True when the pinned pool is m's current pool, false when a reset has
+ * replaced it (the holder may choose to replan) or the pin is empty. A reset
+ * that reused this very pool makes it current again.
+ * Threads: any. Never blocks.
+ */
+RCUPOOL_API bool rcupool_pin_is_current(const rcupool_pin_t *pin);
+
+/* ------------------------------------------------------------------------ */
+/* Scope and parallel work                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Makes this thread run the parallel work of pin's manager on pin's pool
+ * until the matching rcupool_scope_exit(). Nestable (innermost wins) up to
+ * RCUPOOL_SCOPE_MAX_DEPTH; per thread; a scope of one manager does not
+ * affect calls on another manager. The pin must stay pinned until the scope
+ * is left. Exceeding the depth is a programming error: logged, then abort().
+ * Threads: any. Never blocks.
+ */
+#define RCUPOOL_SCOPE_MAX_DEPTH 16
+RCUPOOL_API void rcupool_scope_enter(const rcupool_pin_t *pin);
+
+/* Leaves the innermost scope of this thread. Leaving with no scope entered
+ * is logged at warning level and ignored. */
+RCUPOOL_API void rcupool_scope_exit(void);
+
+/*
+ * Runs task(ctx, i) for every i in [0, range), in parallel, and returns when
+ * all are done. Equivalent to:  for (i = 0; i < range; i++) task(ctx, i);
+ *
+ * The pool is the innermost scope's pool if this thread is in a scope of m,
+ * else m's current pool, read inside a read-side section held for the
+ * duration of the call. Called from inside a task of any rcupool pool
+ * (nested parallelism), the loop runs inline on the calling thread.
+ * flags are pthreadpool's PTHREADPOOL_FLAG_*.
+ *
+ * Returns 0, or -EINVAL when m or task is NULL.
+ * Threads: any. Blocks: until the tasks are done.
+ */
+RCUPOOL_API int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task,
+                                       void *ctx, size_t range, uint32_t flags);
+
+/* ------------------------------------------------------------------------ */
+/* Observability                                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct rcupool_stats {
+  uint64_t generation;   /* as rcupool_generation() */
+  size_t threads;        /* current pool's thread count */
+  size_t pools_alive;    /* current pool + retired pools not yet freed */
+  size_t pools_kept;     /* retired pools past their grace period, pinned */
+  size_t pins;           /* pins held on all pools of the manager */
+  uint64_t resets;       /* resets that changed the current pool */
+  uint64_t reuses;       /* of which made a kept or retiring pool current */
+  uint64_t pools_created;
+  uint64_t pools_freed;
+  size_t frees_pending;  /* grace-period callbacks and frees not yet run */
+  size_t threads_alive;  /* sum of the thread counts of pools_alive */
+} rcupool_stats_t;
+
+/*
+ * A snapshot of m's state, consistent at one instant for the manager's own
+ * bookkeeping (pins may move while it is taken).
+ * Returns 0, or -EINVAL when m or out is NULL.
+ * Threads: any. Never blocks for long (takes the manager's internal lock).
+ */
+RCUPOOL_API int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out);
+
+typedef enum rcupool_log_level {
+  RCUPOOL_LOG_DEBUG = 0,
+  RCUPOOL_LOG_INFO = 1,
+  RCUPOOL_LOG_WARN = 2,
+  RCUPOOL_LOG_ERROR = 3,
+} rcupool_log_level_t;
+
+/* A log hook. message is valid only during the call. The hook may be called
+ * from any thread, including the reclaim thread, and concurrently; it must
+ * not call rcupool_set_log(). */
+typedef void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level,
+                               const char *message);
+
+/*
+ * Installs the process-wide log hook; NULL restores the default, which
+ * writes warnings and errors to stderr. Every state change of every manager
+ * is logged at debug level, "kept because pinned" at info level. When this
+ * returns, the previous hook is no longer running and will not be called
+ * again, so its ctx may be freed. Threads: any but a log hook. Blocks: until
+ * running hook calls return.
+ */
+RCUPOOL_API void rcupool_set_log(rcupool_log_fn fn, void *ctx);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* RCUPOOL_RCUPOOL_H */

@@ -1,0 +1,187 @@
+/*
+ * Private: the manager's and the pool's structs, shared by the files of lib/ only.
+ *
+ * Reference counting (the heart of the lifetime protocol)
+ *
+ *   pool->refs = pins
+ *              + 1 while the pool is current          ("current reference")
+ *              + 1 per retire whose grace-period callback has not yet run
+ *                                                     ("retire references")
+ *
+ *   A reset turns the old pool's current reference into a retire reference
+ *   and queues a callback that drops it after a grace period. A reuse takes
+ *   a new current reference with rp_pool_tryget() (never from zero). The
+ *   party that drops refs to zero, and only that party, frees the pool:
+ *   either the grace-period callback (already on the reclaim thread) or an
+ *   unpin, which hands the pool to the reclaim thread with call_rcu. No
+ *   other party may touch the pool after its own decrement.
+ *
+ * Locks (order: writer before lock)
+ *   writer  serialises rcupool_reset() and rcupool_destroy(); held while a
+ *           new pool's threads start. Never taken by readers, pins or the
+ *           reclaim thread.
+ *   lock    protects the pool list, every pool's bookkeeping fields and the
+ *           manager's counters. Held only for short, non-blocking work.
+ *   Readers, pin and unpin take no lock.
+ */
+#ifndef RCUPOOL_LIB_INTERNAL_H
+#define RCUPOOL_LIB_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rcupool/rcupool.h"
+#include "tsan.h"
+#include "urcu_flavor.h"
+
+#include <urcu/list.h>
+
+#define RP_CACHELINE 64
+
+/* pool->canary while the pool may be used; poisoned just before it is freed,
+ * so a use after free is caught by tests even without a sanitizer. */
+#define RP_POOL_CANARY UINT64_C(0x52435550504f4f4c)   /* "RCUPPOOL" */
+#define RP_POOL_POISON UINT64_C(0xdeaddeaddeaddead)
+
+struct rp_pool {
+  /* Immutable from creation until the pool is freed. */
+  uint64_t canary;
+  pthreadpool_t tp;
+  size_t threads;
+  rcupool_t *manager;
+
+  /* Written under manager->lock (atomically, as readers may load them). */
+  uint64_t generation;       /* generation at which it last became current */
+
+  /* Under manager->lock only. */
+  unsigned retires_pending;  /* queued retire callbacks, one ref each */
+  bool fork_orphan;          /* its threads did not survive fork() */
+  struct cds_list_head node; /* in manager->pools while alive */
+
+  /* Used once, by the party that dropped refs to zero. */
+  struct rcu_head free_head;
+
+  /* Atomic; on its own cache line: the only field pins write. */
+  _Alignas(RP_CACHELINE) size_t refs;
+};
+
+/* A retire in flight: one per reset, so a pool reused and retired again
+ * within one grace period has one callback queued per retire. */
+struct rp_retire {
+  struct rcu_head head;
+  struct rp_pool *pool;
+};
+
+struct rcupool {
+  /* RCU-published: stored with release under writer and lock, loaded with
+   * acquire by readers. Never NULL between create and destroy. */
+  struct rp_pool *current;
+  uint64_t generation;     /* atomic; written under lock */
+  size_t current_threads;  /* atomic; written under lock */
+
+  pthread_mutex_t writer;
+  pthread_mutex_t lock;
+
+  /* Under lock. */
+  struct cds_list_head pools; /* current + retired pools not yet freed */
+  uint64_t resets;
+  uint64_t reuses;
+  uint64_t pools_created;
+  uint64_t pools_freed;
+
+  /* Immutable after create (the default manager's may be re-set by fork). */
+  size_t default_threads;
+  bool is_default;
+};
+
+/* Iterates over m's pools. Unlike cds_list_for_each_entry, never forms a
+ * pool pointer from the list head itself (that would be a misaligned
+ * struct pointer, which UBSan rightly rejects). */
+#define rp_for_each_pool(p, m)                                              \
+  for (struct cds_list_head *rp_it_ = (m)->pools.next;                      \
+       rp_it_ != &(m)->pools &&                                             \
+       ((p) = caa_container_of(rp_it_, struct rp_pool, node), 1);           \
+       rp_it_ = rp_it_->next)
+
+/* --- pool.c: the pool object -------------------------------------------- */
+
+/* Creates a pool of `threads` threads with refs = 1 (its current reference).
+ * Returns 0, -ENOMEM or -EAGAIN. */
+int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out);
+
+/* Takes a reference unless refs is zero. Returns false if the pool is dying. */
+bool rp_pool_tryget(struct rp_pool *p);
+
+/* Drops one reference; true if it was the last. */
+bool rp_pool_put(struct rp_pool *p);
+
+/* Joins the pool's threads and frees it. Called with no lock held, on the
+ * reclaim thread, or by rcupool_destroy()/rcupool_create() cleanup. */
+void rp_pool_free(struct rp_pool *p);
+
+/* Aborts with a message if p's canary is not intact. */
+void rp_pool_check(const struct rp_pool *p, const char *where);
+
+static inline size_t rp_pool_refs(const struct rp_pool *p) {
+  return __atomic_load_n(&p->refs, __ATOMIC_ACQUIRE);
+}
+
+/* --- reclaim.c: grace-period callbacks and freeing ------------------------ */
+
+/* Queues the retire callback of rec (call after publishing a new pool). */
+void rp_reclaim_retire(struct rp_retire *rec);
+
+/* Hands a pool whose refs reached zero to the reclaim thread. */
+void rp_reclaim_free_later(struct rp_pool *p);
+
+/* Waits until no pool of m is waiting for a free already decided. */
+void rp_reclaim_drain(rcupool_t *m);
+
+/* True on a thread that is running a grace-period callback. */
+bool rp_reclaim_in_callback(void);
+
+/* --- read.c --------------------------------------------------------------- */
+
+/* True inside a read-side section of the calling thread. */
+bool rp_read_ongoing(void);
+
+/* --- parallel.c ----------------------------------------------------------- */
+
+/* True on a thread that is running a task dispatched by rcupool. */
+bool rp_in_task(void);
+
+/* --- log.c ---------------------------------------------------------------- */
+
+void rp_log(rcupool_log_level_t level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* --- fault.c: failure injection for tests --------------------------------- */
+
+enum rp_fault_site {
+  RP_FAULT_ALLOC = 0,         /* any allocation of the library */
+  RP_FAULT_POOL_CREATE = 1,   /* pthreadpool_create() */
+};
+
+/* Returns true when the test hook asks this call to fail. */
+bool rp_fault(enum rp_fault_site site);
+
+/* --- default.c ---------------------------------------------------------- */
+
+/* The default thread count: performance cores from cpuinfo (at least 1). */
+size_t rp_default_thread_count(void);
+
+/* --- manager.c ------------------------------------------------------------ */
+
+/* Counts pins over m's pools. Call with m->lock held. */
+size_t rp_manager_pins_locked(const rcupool_t *m);
+
+/* Initialises a manager in place with a first pool (default.c, manager.c). */
+int rp_manager_init(rcupool_t *m, size_t default_threads);
+
+/* Abandons every pool of m after fork() in the child and publishes a fresh
+ * one (default.c). Returns 0 or a negative errno. */
+int rp_manager_after_fork_child(rcupool_t *m);
+
+#endif /* RCUPOOL_LIB_INTERNAL_H */

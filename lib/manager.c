@@ -1,0 +1,174 @@
+/*
+ * The manager: creation, destruction, and what can be read about it.
+ *
+ * Invariants kept here:
+ *   M1. Between create and destroy, m->current is never NULL and is on
+ *       m->pools.
+ *   M2. destroy frees nothing while any pin is held (-EBUSY), and frees the
+ *       manager only after every pool is off m->pools and every callback
+ *       that could touch m has returned (a final rcu_barrier). An unpin never
+ *       touches the manager after its decrement (pin.c), so "no pin seen" is
+ *       final: the only later users of m are callbacks, which the barrier
+ *       covers.
+ *   M3. pins = sum over pools of refs - (1 if current) - retires_pending,
+ *       read under m->lock, where retires_pending and "current" cannot move.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int rp_manager_init(rcupool_t *m, size_t default_threads) {
+  memset(m, 0, sizeof(*m));
+  CDS_INIT_LIST_HEAD(&m->pools);
+  m->default_threads = default_threads;
+  if (pthread_mutex_init(&m->writer, NULL) != 0) return -ENOMEM;
+  if (pthread_mutex_init(&m->lock, NULL) != 0) {
+    pthread_mutex_destroy(&m->writer);
+    return -ENOMEM;
+  }
+  struct rp_pool *p;
+  int err = rp_pool_create(m, default_threads, &p);
+  if (err != 0) {
+    pthread_mutex_destroy(&m->lock);
+    pthread_mutex_destroy(&m->writer);
+    return err;
+  }
+  p->generation = 1;
+  cds_list_add(&p->node, &m->pools);
+  m->pools_created = 1;
+  m->generation = 1;
+  m->current_threads = p->threads;
+  __atomic_store_n(&m->current, p, __ATOMIC_RELEASE);
+  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: publish pool %p (%zu threads) gen 1",
+         (void *)m, (void *)p, p->threads);
+  return 0;
+}
+
+int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
+  if (out == NULL) return -EINVAL;
+  size_t threads = opts != NULL ? opts->threads : 0;
+  if (threads > RCUPOOL_MAX_THREADS) {
+    rp_log(RCUPOOL_LOG_ERROR, "create: %zu threads is above the maximum %d",
+           threads, RCUPOOL_MAX_THREADS);
+    return -EINVAL;
+  }
+  if (threads == 0) threads = rp_default_thread_count();
+  if (rp_fault(RP_FAULT_ALLOC)) return -ENOMEM;
+  rcupool_t *m = malloc(sizeof(*m));
+  if (m == NULL) return -ENOMEM;
+  int err = rp_manager_init(m, threads);
+  if (err != 0) {
+    free(m);
+    rp_log(RCUPOOL_LOG_ERROR, "create: cannot start a pool of %zu threads (%d)",
+           threads, err);
+    return err;
+  }
+  *out = m;
+  return 0;
+}
+
+size_t rp_manager_pins_locked(const rcupool_t *m) {
+  size_t pins = 0;
+  struct rp_pool *p;
+  rp_for_each_pool(p, m) {
+    size_t base = p->retires_pending + (p == m->current ? 1 : 0);
+    size_t refs = rp_pool_refs(p);
+    if (refs > base) pins += refs - base;
+  }
+  return pins;
+}
+
+int rcupool_destroy(rcupool_t *m) {
+  if (m == NULL) return 0;
+  if (m->is_default) return -EPERM;
+  if (rp_read_ongoing() || rp_in_task() || rp_reclaim_in_callback())
+    return -EDEADLK;
+
+  pthread_mutex_lock(&m->writer);
+  pthread_mutex_lock(&m->lock);
+  size_t pins = rp_manager_pins_locked(m);
+  if (pins != 0) {
+    pthread_mutex_unlock(&m->lock);
+    pthread_mutex_unlock(&m->writer);
+    rp_log(RCUPOOL_LOG_WARN, "destroy: manager %p still has %zu pins",
+           (void *)m, pins);
+    return -EBUSY;
+  }
+  struct rp_pool *cur = m->current;
+  __atomic_store_n(&m->current, NULL, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&m->lock);
+
+  /* Readers that saw cur leave their sections; then its current reference
+   * can go. With no pins it is the last one unless a retire is pending. */
+  rp_synchronize_rcu();
+  RP_TSAN_GP_ACQUIRE();
+  pthread_mutex_lock(&m->lock);
+  bool last = rp_pool_put(cur);
+  if (last) {
+    cds_list_del(&cur->node);
+    m->pools_freed++;
+  }
+  pthread_mutex_unlock(&m->lock);
+  if (last) rp_pool_free(cur);
+
+  /* Every other pool is waiting for a retire callback or for a free that
+   * an unpin has already queued (or is about to). Wait until the list is
+   * empty, then for the callbacks to return. */
+  for (;;) {
+    rp_rcu_barrier();
+    pthread_mutex_lock(&m->lock);
+    bool empty = cds_list_empty(&m->pools);
+    pthread_mutex_unlock(&m->lock);
+    if (empty) break;
+  }
+  rp_rcu_barrier();
+  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
+         (void *)m, (unsigned long long)m->pools_created);
+  pthread_mutex_unlock(&m->writer);
+  pthread_mutex_destroy(&m->writer);
+  pthread_mutex_destroy(&m->lock);
+  free(m);
+  return 0;
+}
+
+size_t rcupool_threads(rcupool_t *m) {
+  if (m == NULL) return 0;
+  return __atomic_load_n(&m->current_threads, __ATOMIC_RELAXED);
+}
+
+uint64_t rcupool_generation(rcupool_t *m) {
+  if (m == NULL) return 0;
+  return __atomic_load_n(&m->generation, __ATOMIC_RELAXED);
+}
+
+int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
+  if (m == NULL || out == NULL) return -EINVAL;
+  rcupool_stats_t s;
+  memset(&s, 0, sizeof s);
+  pthread_mutex_lock(&m->lock);
+  s.generation = m->generation;
+  s.threads = m->current_threads;
+  s.resets = m->resets;
+  s.reuses = m->reuses;
+  s.pools_created = m->pools_created;
+  s.pools_freed = m->pools_freed;
+  struct rp_pool *p;
+  rp_for_each_pool(p, m) {
+    size_t refs = rp_pool_refs(p);
+    bool is_current = p == m->current;
+    size_t base = p->retires_pending + (is_current ? 1 : 0);
+    s.pools_alive++;
+    s.threads_alive += p->threads;
+    if (refs > base) s.pins += refs - base;
+    s.frees_pending += p->retires_pending;
+    if (refs == 0)
+      s.frees_pending++; /* an unpin has handed it to the reclaim thread */
+    else if (!is_current && p->retires_pending == 0)
+      s.pools_kept++;
+  }
+  pthread_mutex_unlock(&m->lock);
+  *out = s;
+  return 0;
+}

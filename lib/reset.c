@@ -1,0 +1,106 @@
+/*
+ * The writer side: rcupool_reset() publishes a pool and retires the old one.
+ *
+ * Invariants kept here:
+ *   W1. A reset never waits for readers or pins: the old pool's current
+ *       reference becomes a retire reference, dropped by a grace-period
+ *       callback (reclaim.c).
+ *   W2. At most one pool per thread count is alive outside a grace period:
+ *       a reset to n reuses a live pool of n threads if one exists (taking
+ *       its new current reference with rp_pool_tryget(), never from zero),
+ *       and creates a pool only otherwise. A pool whose refs already reached
+ *       zero is dying; a new pool of its size may coexist with it until the
+ *       reclaim thread frees it.
+ *   W3. Every failure happens before anything is published: the retire
+ *       record is allocated and the new pool started first, so an error
+ *       leaves the current pool current and working.
+ *   W4. generation grows by one per publish and is stored in the pool
+ *       before the pool pointer is published (release), so a reader that
+ *       sees the pool sees its generation.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* Finds a live pool of `threads` threads other than the current one and
+ * takes a reference on it. Called with m->lock held. */
+static struct rp_pool *rp_find_reusable_locked(rcupool_t *m, size_t threads) {
+  struct rp_pool *p;
+  rp_for_each_pool(p, m) {
+    if (p != m->current && p->threads == threads && rp_pool_tryget(p))
+      return p;
+  }
+  return NULL;
+}
+
+int rcupool_reset(rcupool_t *m, size_t threads) {
+  if (m == NULL) return -EINVAL;
+  if (threads > RCUPOOL_MAX_THREADS) {
+    rp_log(RCUPOOL_LOG_ERROR, "reset: %zu threads is above the maximum %d",
+           threads, RCUPOOL_MAX_THREADS);
+    return -EINVAL;
+  }
+  pthread_mutex_lock(&m->writer);
+  if (threads == 0) threads = m->default_threads;
+
+  /* Only this function (under writer) changes m->current. */
+  struct rp_pool *old = m->current;
+  if (old->threads == threads) {
+    pthread_mutex_unlock(&m->writer);
+    return 0;
+  }
+
+  struct rp_retire *rec = NULL;
+  if (!rp_fault(RP_FAULT_ALLOC)) rec = malloc(sizeof(*rec));
+  if (rec == NULL) {
+    pthread_mutex_unlock(&m->writer);
+    rp_log(RCUPOOL_LOG_ERROR, "reset to %zu threads: out of memory", threads);
+    return -ENOMEM;
+  }
+
+  pthread_mutex_lock(&m->lock);
+  struct rp_pool *next = rp_find_reusable_locked(m, threads);
+  pthread_mutex_unlock(&m->lock);
+  bool reused = next != NULL;
+  if (!reused) {
+    /* Slow (threads start): no m->lock held, so stats, pins and the reclaim
+     * thread carry on meanwhile. */
+    int err = rp_pool_create(m, threads, &next);
+    if (err != 0) {
+      free(rec);
+      pthread_mutex_unlock(&m->writer);
+      rp_log(RCUPOOL_LOG_ERROR,
+             "reset to %zu threads failed (%d); pool %p (%zu threads) stays "
+             "current",
+             threads, err, (void *)old, old->threads);
+      return err;
+    }
+  }
+
+  pthread_mutex_lock(&m->lock);
+  if (reused) {
+    m->reuses++;
+  } else {
+    cds_list_add(&next->node, &m->pools);
+    m->pools_created++;
+  }
+  uint64_t gen = m->generation + 1;
+  __atomic_store_n(&next->generation, gen, __ATOMIC_RELAXED);
+  __atomic_store_n(&m->current, next, __ATOMIC_RELEASE);
+  __atomic_store_n(&m->generation, gen, __ATOMIC_RELAXED);
+  __atomic_store_n(&m->current_threads, next->threads, __ATOMIC_RELAXED);
+  m->resets++;
+  old->retires_pending++;
+  rec->pool = old;
+  pthread_mutex_unlock(&m->lock);
+
+  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",
+         (void *)m, reused ? "reuse" : "publish", (void *)next, next->threads,
+         (unsigned long long)gen);
+  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu threads)",
+         (void *)m, (void *)old, old->threads);
+  rp_reclaim_retire(rec);
+  pthread_mutex_unlock(&m->writer);
+  return 0;
+}

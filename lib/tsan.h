@@ -1,0 +1,42 @@
+/*
+ * ThreadSanitizer annotations for synchronisation that TSAN cannot see:
+ * liburcu 0.13 and pthreadpool are built without instrumentation.
+ *
+ * The edges annotated are real:
+ *   - grace period: everything a reader did before leaving its read-side
+ *     section happens before the grace-period callback (or the return of
+ *     synchronize_rcu) that follows. Readers release rp_tsan_gp_token just
+ *     before they leave; call_rcu callers release it just before queueing;
+ *     callbacks acquire it first; synchronize_rcu callers acquire it after.
+ *   - pthreadpool dispatch: the caller's writes happen before each task, and
+ *     each task happens before pthreadpool_parallelize_* returns
+ *     (lib/parallel.c releases/acquires a start and an end address).
+ * Without -fsanitize=thread every macro compiles to nothing.
+ */
+#ifndef RCUPOOL_LIB_TSAN_H
+#define RCUPOOL_LIB_TSAN_H
+
+#if defined(__SANITIZE_THREAD__)
+#define RP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RP_TSAN 1
+#endif
+#endif
+
+#if defined(RP_TSAN)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+extern char rp_tsan_gp_token;
+#define RP_TSAN_ACQUIRE(addr) __tsan_acquire((void *)(addr))
+#define RP_TSAN_RELEASE(addr) __tsan_release((void *)(addr))
+#define RP_TSAN_GP_RELEASE() __tsan_release(&rp_tsan_gp_token)
+#define RP_TSAN_GP_ACQUIRE() __tsan_acquire(&rp_tsan_gp_token)
+#else
+#define RP_TSAN_ACQUIRE(addr) ((void)0)
+#define RP_TSAN_RELEASE(addr) ((void)0)
+#define RP_TSAN_GP_RELEASE() ((void)0)
+#define RP_TSAN_GP_ACQUIRE() ((void)0)
+#endif
+
+#endif /* RCUPOOL_LIB_TSAN_H */

@@ -1,0 +1,19 @@
+"""Test rule shared by rcupool's tests."""
+
+def rcupool_cc_test(name, srcs, deps = [], data = [], **kwargs):
+    """A GoogleTest test linked against rcupool and the test support code.
+
+    Every test carries the TSAN suppression file (used by --config=tsan),
+    which names only two races inside liburcu itself.
+    """
+    native.cc_test(
+        name = name,
+        srcs = srcs,
+        deps = deps + [
+            "//:rcupool",
+            "//tests/support",
+            "//lib/deps:gtest_main",
+        ],
+        data = data + ["//tests:tsan.supp"],
+        **kwargs
+    )

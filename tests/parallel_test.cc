@@ -1,0 +1,132 @@
+// rcupool_parallelize_1d and scopes: which pool runs the work.
+#include <errno.h>
+
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/support.h"
+
+using rcupool_test::Manager;
+using rcupool_test::ManagerSumIsRight;
+
+namespace {
+struct Nested {
+  rcupool_t *m;
+  std::atomic<size_t> inner{0};
+  std::atomic<int> errors{0};
+};
+void InnerTask(void *arg, size_t) {
+  static_cast<Nested *>(arg)->inner.fetch_add(1);
+}
+void OuterTask(void *arg, size_t) {
+  auto *n = static_cast<Nested *>(arg);
+  if (rcupool_parallelize_1d(n->m, InnerTask, n, 10, 0) != 0) n->errors++;
+}
+}  // namespace
+
+TEST(RcupoolParallelize1d, EveryIndexRunsOnce) {
+  Manager m(4);
+  for (size_t range : {1u, 2u, 3u, 7u, 64u, 1000u, 100003u})
+    EXPECT_TRUE(ManagerSumIsRight(m, range)) << range;
+}
+
+TEST(RcupoolParallelize1d, ZeroRangeRunsNothing) {
+  Manager m(2);
+  EXPECT_EQ(rcupool_parallelize_1d(m, InnerTask, nullptr, 0, 0), 0);
+}
+
+TEST(RcupoolParallelize1d, NestedCallFromTaskCompletesInline) {
+  Manager m(2);
+  Nested n;
+  n.m = m;
+  ASSERT_EQ(rcupool_parallelize_1d(m, OuterTask, &n, 16, 0), 0);
+  EXPECT_EQ(n.inner.load(), 160u);
+  EXPECT_EQ(n.errors.load(), 0);
+}
+
+namespace {
+struct PoolRecorder {
+  std::mutex mu;
+  std::set<std::thread::id> threads;
+};
+void RecordThread(void *arg, size_t) {
+  auto *r = static_cast<PoolRecorder *>(arg);
+  std::this_thread::sleep_for(std::chrono::microseconds(200));
+  std::lock_guard<std::mutex> g(r->mu);
+  r->threads.insert(std::this_thread::get_id());
+}
+}  // namespace
+
+TEST(RcupoolScope, ParallelWorkRunsOnPinnedPoolAfterReset) {
+  Manager m(1);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);  // a 1-thread pool: caller only
+  ASSERT_EQ(rcupool_reset(m, 4), 0);
+
+  PoolRecorder in_scope, outside;
+  rcupool_scope_enter(&pin);
+  ASSERT_EQ(rcupool_parallelize_1d(m, RecordThread, &in_scope, 64, 0), 0);
+  rcupool_scope_exit();
+  ASSERT_EQ(rcupool_parallelize_1d(m, RecordThread, &outside, 64, 0), 0);
+  // The pinned 1-thread pool runs everything on the caller.
+  EXPECT_EQ(in_scope.threads.size(), 1u);
+  EXPECT_EQ(*in_scope.threads.begin(), std::this_thread::get_id());
+  // The current 4-thread pool spreads the work.
+  EXPECT_GT(outside.threads.size(), 1u);
+  rcupool_unpin(&pin);
+}
+
+TEST(RcupoolScope, ScopeOfOneManagerDoesNotAffectAnother) {
+  Manager a(1), b(3);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(a, &pin), 0);
+  rcupool_scope_enter(&pin);
+  PoolRecorder on_b;
+  ASSERT_EQ(rcupool_parallelize_1d(b, RecordThread, &on_b, 64, 0), 0);
+  rcupool_scope_exit();
+  EXPECT_GT(on_b.threads.size(), 1u);  // b's own 3-thread pool
+  rcupool_unpin(&pin);
+}
+
+TEST(RcupoolScope, NestedScopesInnermostWins) {
+  Manager m(1);
+  rcupool_pin_t one{}, four{};
+  ASSERT_EQ(rcupool_pin(m, &one), 0);
+  ASSERT_EQ(rcupool_reset(m, 4), 0);
+  ASSERT_EQ(rcupool_pin(m, &four), 0);
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+
+  rcupool_scope_enter(&four);
+  rcupool_scope_enter(&one);
+  PoolRecorder inner;
+  ASSERT_EQ(rcupool_parallelize_1d(m, RecordThread, &inner, 32, 0), 0);
+  rcupool_scope_exit();
+  PoolRecorder outer;
+  ASSERT_EQ(rcupool_parallelize_1d(m, RecordThread, &outer, 64, 0), 0);
+  rcupool_scope_exit();
+  EXPECT_EQ(inner.threads.size(), 1u);
+  EXPECT_GT(outer.threads.size(), 1u);
+  rcupool_unpin(&one);
+  rcupool_unpin(&four);
+}
+
+TEST(RcupoolParallelize1d, ConcurrentCallersWithResetsAllComputeRight) {
+  Manager m(2);
+  std::atomic<bool> stop{false};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 3; t++)
+    callers.emplace_back([&] {
+      while (!stop.load())
+        if (!ManagerSumIsRight(m, 513)) wrong++;
+    });
+  for (int i = 0; i < 40; i++) ASSERT_EQ(rcupool_reset(m, 1 + i % 5), 0);
+  stop = true;
+  for (auto &t : callers) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(rcupool_test::Stats(m).pools_alive, 1u);
+}

@@ -1,0 +1,153 @@
+// rcupool_pin / rcupool_unpin: a pin keeps its pool, across resets, until
+// it lets go.
+#include <errno.h>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/support.h"
+
+using rcupool_test::Manager;
+using rcupool_test::ParallelSumIsRight;
+using rcupool_test::Stats;
+
+TEST(RcupoolPin, PinnedBeforeResetsKeepsWorkingPoolOfItsSize) {
+  // Two threads: the machine's cores. A bigger pinned pool would be right
+  // too, only slow: spinning workers of an oversubscribed pool starve each
+  // other for a time slice per run.
+  Manager m(2);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  pthreadpool_t pinned = rcupool_pin_pthreadpool(&pin);
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_EQ(rcupool_pin_threads(&pin), 2u);
+
+  for (size_t n : {5u, 1u, 8u, 3u}) ASSERT_EQ(rcupool_reset(m, n), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(rcupool_threads(m), 3u);
+  EXPECT_FALSE(rcupool_pin_is_current(&pin));
+
+  // The pinned pool is alive, still has 2 threads, and computes right.
+  EXPECT_EQ(pthreadpool_get_threads_count(pinned), 2u);
+  int wrong = 0;
+  for (int run = 0; run < 1000; run++)
+    if (!ParallelSumIsRight(pinned, 257)) wrong++;
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(Stats(m).pools_kept, 1u);
+  rcupool_unpin(&pin);
+}
+
+TEST(RcupoolPin, PinRecordsGenerationAndThreadsOfCurrentPool) {
+  Manager m(2);
+  rcupool_pin_t a{}, b{};
+  ASSERT_EQ(rcupool_pin(m, &a), 0);
+  EXPECT_EQ(rcupool_pin_generation(&a), rcupool_generation(m));
+  EXPECT_TRUE(rcupool_pin_is_current(&a));
+  ASSERT_EQ(rcupool_reset(m, 4), 0);
+  ASSERT_EQ(rcupool_pin(m, &b), 0);
+  EXPECT_EQ(rcupool_pin_generation(&b), rcupool_pin_generation(&a) + 1);
+  EXPECT_EQ(rcupool_pin_threads(&b), 4u);
+  EXPECT_FALSE(rcupool_pin_is_current(&a));
+  EXPECT_TRUE(rcupool_pin_is_current(&b));
+  EXPECT_EQ(Stats(m).pins, 2u);
+  rcupool_unpin(&a);
+  rcupool_unpin(&b);
+  EXPECT_EQ(Stats(m).pins, 0u);
+}
+
+TEST(RcupoolReset, BackToPinnedSizeReusesThatPool) {
+  Manager m(3);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  pthreadpool_t three = rcupool_pin_pthreadpool(&pin);
+
+  ASSERT_EQ(rcupool_reset(m, 5), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 2u);  // the 5 and the kept 3
+  EXPECT_EQ(s.pools_kept, 1u);
+
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  rcupool_read_lock();
+  EXPECT_EQ(rcupool_current(m), three);
+  rcupool_read_unlock();
+  EXPECT_TRUE(rcupool_pin_is_current(&pin));
+  s = Stats(m);
+  EXPECT_EQ(s.reuses, 1u);
+  EXPECT_EQ(s.pools_created, 2u);
+
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 1u);  // the 5 was never pinned: freed
+  EXPECT_EQ(s.threads_alive, 3u);  // one 3-thread pool, not two
+  rcupool_unpin(&pin);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(Stats(m).pools_alive, 1u);  // current pools are never freed
+}
+
+TEST(RcupoolReset, ReuseOfPoolWithinItsGracePeriodKeepsOnePoolPerSize) {
+  Manager m(2);
+  // 2 -> 3 -> 2 -> 3 ... faster than grace periods end: each reset back
+  // reuses the pool still waiting for its callback.
+  for (int i = 0; i < 20; i++) ASSERT_EQ(rcupool_reset(m, i % 2 ? 2 : 3), 0);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_created, 2u);
+  EXPECT_LE(s.pools_alive, 2u);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.frees_pending, 0u);
+  EXPECT_EQ(s.pools_freed, 1u);
+  EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 100));
+}
+
+TEST(RcupoolUnpin, LastUnpinOfRetiredPoolFreesItAfterBarrier) {
+  Manager m(2);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(Stats(m).pools_kept, 1u);
+  rcupool_unpin(&pin);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pools_kept, 0u);
+  EXPECT_EQ(s.pools_freed, 1u);
+}
+
+TEST(RcupoolUnpin, KeptPoolIsLoggedAtInfoWithPinCount) {
+  rcupool_test::LogRecorder log;
+  Manager m(2);
+  rcupool_pin_t a{}, b{};
+  ASSERT_EQ(rcupool_pin(m, &a), 0);
+  ASSERT_EQ(rcupool_pin(m, &b), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, "kept: 2 pins"), 1u);
+  rcupool_unpin(&a);
+  rcupool_unpin(&b);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_DEBUG, "last pin released"), 1u);
+  EXPECT_GE(log.Count(RCUPOOL_LOG_DEBUG, "publish"), 2u);
+  EXPECT_GE(log.Count(RCUPOOL_LOG_DEBUG, "retire"), 1u);
+}
+
+TEST(RcupoolDestroy, WithPinHeldIsBusyAndPinKeepsWorking) {
+  rcupool_options_t opts{};
+  opts.threads = 2;
+  rcupool_t *m = nullptr;
+  ASSERT_EQ(rcupool_create(&opts, &m), 0);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+
+  EXPECT_EQ(rcupool_destroy(m), -EBUSY);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_freed, 0u);
+  EXPECT_EQ(s.pins, 1u);
+  EXPECT_TRUE(ParallelSumIsRight(rcupool_pin_pthreadpool(&pin), 1000));
+  EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 1000));
+
+  rcupool_unpin(&pin);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}

@@ -1,0 +1,134 @@
+#include "tests/support/support.h"
+#include "tests/support/annotate.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace rcupool_test {
+
+size_t OsThreadCount() {
+  DIR *d = opendir("/proc/self/task");
+  if (d == nullptr) return 0;
+  size_t n = 0;
+  while (struct dirent *e = readdir(d))
+    if (e->d_name[0] != '.') n++;
+  closedir(d);
+  return n;
+}
+
+size_t WaitForOsThreadCount(size_t expected) {
+  size_t n = OsThreadCount();
+  for (int i = 0; i < 200 && n != expected; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    n = OsThreadCount();
+  }
+  return n;
+}
+
+namespace {
+struct SumCtx {
+  std::atomic<uint64_t> total{0};
+  std::atomic<uint64_t> calls{0};
+};
+void SumTask(void *arg, size_t i) {
+  auto *c = static_cast<SumCtx *>(arg);
+  c->total.fetch_add(i * 3 + 1, std::memory_order_relaxed);
+  c->calls.fetch_add(1, std::memory_order_relaxed);
+}
+bool SumIsRight(const SumCtx &c, size_t range) {
+  uint64_t n = range;
+  uint64_t want = 3 * (n * (n - 1) / 2) + n;
+  return c.total.load() == want && c.calls.load() == n;
+}
+}  // namespace
+
+#if defined(__SANITIZE_THREAD__)
+extern "C" void __tsan_acquire(void *addr);
+extern "C" void __tsan_release(void *addr);
+#define TEST_TSAN_ACQUIRE(a) __tsan_acquire(a)
+#define TEST_TSAN_RELEASE(a) __tsan_release(a)
+#else
+#define TEST_TSAN_ACQUIRE(a) ((void)(a))
+#define TEST_TSAN_RELEASE(a) ((void)(a))
+#endif
+
+namespace {
+struct Annotated {
+  pthreadpool_task_1d_t task;
+  void *ctx;
+  char start, end;
+};
+void AnnotatedTask(void *arg, size_t i) {
+  auto *a = static_cast<Annotated *>(arg);
+  TEST_TSAN_ACQUIRE(&a->start);
+  a->task(a->ctx, i);
+  TEST_TSAN_RELEASE(&a->end);
+}
+}  // namespace
+
+void AnnotatedParallelize1d(pthreadpool_t pool, pthreadpool_task_1d_t task,
+                            void *ctx, size_t range) {
+  Annotated a{task, ctx, 0, 0};
+  TEST_TSAN_RELEASE(&a.start);
+  pthreadpool_parallelize_1d(pool, AnnotatedTask, &a, range, 0);
+  TEST_TSAN_ACQUIRE(&a.end);
+}
+
+bool ParallelSumIsRight(pthreadpool_t pool, size_t range) {
+  SumCtx c;
+  AnnotatedParallelize1d(pool, SumTask, &c, range);
+  return SumIsRight(c, range);
+}
+
+bool ManagerSumIsRight(rcupool_t *m, size_t range) {
+  SumCtx c;
+  if (rcupool_parallelize_1d(m, SumTask, &c, range, 0) != 0) return false;
+  return SumIsRight(c, range);
+}
+
+LogRecorder::LogRecorder() { rcupool_set_log(&LogRecorder::Hook, this); }
+LogRecorder::~LogRecorder() { rcupool_set_log(nullptr, nullptr); }
+
+void LogRecorder::Hook(void *ctx, rcupool_log_level_t level,
+                       const char *message) {
+  auto *self = static_cast<LogRecorder *>(ctx);
+  std::lock_guard<std::mutex> g(self->mu_);
+  self->lines_.emplace_back(level, message);
+}
+
+size_t LogRecorder::Count(rcupool_log_level_t level,
+                          const std::string &needle) const {
+  std::lock_guard<std::mutex> g(mu_);
+  size_t n = 0;
+  for (const auto &l : lines_)
+    if (l.first == level && l.second.find(needle) != std::string::npos) n++;
+  return n;
+}
+
+std::vector<std::string> LogRecorder::All() const {
+  std::lock_guard<std::mutex> g(mu_);
+  std::vector<std::string> out;
+  for (const auto &l : lines_) out.push_back(l.second);
+  return out;
+}
+
+rcupool_stats_t Stats(rcupool_t *m) {
+  rcupool_stats_t s{};
+  EXPECT_EQ(rcupool_get_stats(m, &s), 0);
+  return s;
+}
+
+Manager::Manager(size_t threads) {
+  rcupool_options_t opts{};
+  opts.threads = threads;
+  EXPECT_EQ(rcupool_create(&opts, &m_), 0);
+}
+
+Manager::~Manager() { EXPECT_EQ(rcupool_destroy(m_), 0); }
+
+}  // namespace rcupool_test

@@ -1,0 +1,61 @@
+// Helpers shared by rcupool's tests: OS thread counts, a log recorder and a
+// parallel sum whose result proves every index ran exactly once.
+#ifndef RCUPOOL_TESTS_SUPPORT_H
+#define RCUPOOL_TESTS_SUPPORT_H
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <pthreadpool.h>
+#include <rcupool/rcupool.h>
+
+namespace rcupool_test {
+
+// Number of threads of this process, read from /proc/self/task.
+size_t OsThreadCount();
+
+// Waits (up to ~2 s) until OsThreadCount() == expected; returns the last count.
+// pthreadpool_destroy joins its workers, but the kernel may list an exiting
+// thread for a moment after the join returns.
+size_t WaitForOsThreadCount(size_t expected);
+
+// Sums f(i) = i * 3 + 1 over [0, range) on `pool`, each index added once.
+// Returns true when the total matches the closed form.
+bool ParallelSumIsRight(pthreadpool_t pool, size_t range);
+bool ManagerSumIsRight(rcupool_t *m, size_t range);
+
+// Records every log message while alive; restores the default hook after.
+class LogRecorder {
+ public:
+  LogRecorder();
+  ~LogRecorder();
+  size_t Count(rcupool_log_level_t level, const std::string &needle) const;
+  std::vector<std::string> All() const;
+
+ private:
+  static void Hook(void *ctx, rcupool_log_level_t level, const char *message);
+  mutable std::mutex mu_;
+  std::vector<std::pair<rcupool_log_level_t, std::string>> lines_;
+};
+
+// Stats of m, asserting the call succeeds.
+rcupool_stats_t Stats(rcupool_t *m);
+
+// A private manager of `threads` threads, destroyed at scope exit (the test
+// fails if destroy fails).
+class Manager {
+ public:
+  explicit Manager(size_t threads);
+  ~Manager();
+  rcupool_t *get() const { return m_; }
+  operator rcupool_t *() const { return m_; }
+
+ private:
+  rcupool_t *m_ = nullptr;
+};
+
+}  // namespace rcupool_test
+
+#endif  // RCUPOOL_TESTS_SUPPORT_H

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Installs what rcupool needs from Debian 12's packages. Idempotent: when
+# everything is present it prints nothing and exits 0.
+#
+#   tools/setup.sh          install what is missing (uses sudo when not root)
+#   tools/setup.sh --check  only list what is missing; exit 1 if anything is
+set -eu
+
+PACKAGES="
+bazel-bootstrap
+g++
+clang
+libclang-rt-14-dev
+liburcu-dev
+libpthreadpool-dev
+libcpuinfo-dev
+libxnnpack-dev
+libgtest-dev
+libbenchmark-dev
+pkg-config
+spin
+gnuplot-nox
+valgrind
+util-linux
+"
+
+missing=""
+for p in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+[ -z "$missing" ] && exit 0
+
+if [ "${1:-}" = "--check" ]; then
+  echo "missing Debian packages:$missing"
+  exit 1
+fi
+
+if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+echo "setup: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "setup: done"
