@@ -154,8 +154,11 @@ bool rp_in_task(void);
 
 /* --- log.c ---------------------------------------------------------------- */
 
+/* Default visibility: lib/xnnpack calls it from its own target, which Bazel
+ * may link as a separate shared object (tests in fastbuild); librcupool.so's
+ * version script still keeps it out of the public ABI. */
 void rp_log(rcupool_log_level_t level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3), visibility("default")));
 
 /* --- fault.c: failure injection for tests --------------------------------- */
 

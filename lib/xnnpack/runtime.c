@@ -1,0 +1,153 @@
+/*
+ * An XNNPACK runtime on a pinned pool.
+ *
+ * Invariants kept here:
+ *   X1. While rt->xnn exists, rt->pin holds the pool it was created with:
+ *       the pin is taken before xnn_create_runtime_v2() and released only
+ *       after xnn_delete_runtime() returned (destroy, and refresh for the
+ *       old pair). A reset can therefore never free the pool under the
+ *       runtime; that is the whole point of this file.
+ *   X2. rt->pin.threadpool_ is the pthreadpool_t handed to XNNPACK, so
+ *       every partition of rt->xnn and every rcupool_parallelize_1d() made
+ *       inside rt's scope run on the same pool.
+ *   X3. Setup and invoke run inside rt's scope (entered and left in the
+ *       same call), so no scope outlives the call or the pin.
+ *   X4. Refresh is all or nothing: the new pin and runtime are made first;
+ *       only when both exist is the old pair released. On failure rt is as
+ *       it was, still usable on its old pool.
+ *
+ * ThreadSanitizer: XNNPACK and pthreadpool are not instrumented. The
+ * partitions of a fully-connected runtime touch the caller's buffers only
+ * from uninstrumented code, so TSAN records no access on the workers and
+ * needs no edge here; the core library annotates its own dispatch
+ * (lib/parallel.c) for the kernels a method runs in the same scope.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lib/xnnpack/backend.h"
+
+struct rcupool_xnn_runtime {
+  rcupool_t *manager;
+  rcupool_pin_t pin;  /* the pool xnn was created on (X1, X2) */
+  xnn_runtime_t xnn;
+  uint32_t flags;     /* xnn_create_runtime_v2 flags, reused by refresh */
+};
+
+static int rp_xnn_init(void) {
+  enum xnn_status st = xnn_initialize(NULL);
+  return st == xnn_status_success ? 0 : rp_xnn_fail("xnn_initialize", st, NULL);
+}
+
+/* Pins m's current pool into *pin and creates a runtime on it. On failure
+ * nothing is left pinned. */
+static int rp_xnn_plan(rcupool_t *m, xnn_subgraph_t sg, uint32_t flags,
+                       rcupool_pin_t *pin, xnn_runtime_t *out) {
+  int err = rcupool_pin(m, pin);
+  if (err != 0) return err;
+  xnn_runtime_t xnn = NULL;
+  enum xnn_status st =
+      xnn_create_runtime_v2(sg, rcupool_pin_pthreadpool(pin), flags, &xnn);
+  if (st != xnn_status_success) {
+    rcupool_unpin(pin);
+    return rp_xnn_fail("xnn_create_runtime_v2", st, NULL);
+  }
+  *out = xnn;
+  return 0;
+}
+
+/* Deletes xnn, then releases pin (X1). */
+static void rp_xnn_release(xnn_runtime_t xnn, rcupool_pin_t *pin) {
+  if (xnn != NULL) {
+    enum xnn_status st = xnn_delete_runtime(xnn);
+    if (st != xnn_status_success)
+      (void)rp_xnn_fail("xnn_delete_runtime", st, xnn);
+  }
+  rcupool_unpin(pin);
+}
+
+int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
+                               uint32_t xnn_flags,
+                               rcupool_xnn_runtime_t **out) {
+  if (m == NULL || sg == NULL || out == NULL) return -EINVAL;
+  int err = rp_xnn_init();
+  if (err != 0) return err;
+  struct rcupool_xnn_runtime *rt = calloc(1, sizeof *rt);
+  if (rt == NULL) {
+    rp_log(RCUPOOL_LOG_ERROR, "xnnpack: runtime_create: out of memory");
+    return -ENOMEM;
+  }
+  err = rp_xnn_plan(m, sg, xnn_flags, &rt->pin, &rt->xnn);
+  if (err != 0) {
+    free(rt);
+    return err;
+  }
+  rt->manager = m;
+  rt->flags = xnn_flags;
+  rp_log(RCUPOOL_LOG_DEBUG,
+         "xnnpack: runtime %p created on a pool of %zu threads "
+         "(generation %llu)",
+         (void *)rt, rcupool_pin_threads(&rt->pin),
+         (unsigned long long)rcupool_pin_generation(&rt->pin));
+  *out = rt;
+  return 0;
+}
+
+int rcupool_xnn_runtime_setup(rcupool_xnn_runtime_t *rt, size_t n,
+                              const struct xnn_external_value *values) {
+  if (rt == NULL || (values == NULL && n > 0)) return -EINVAL;
+  rcupool_scope_enter(&rt->pin);
+  enum xnn_status st = xnn_setup_runtime(rt->xnn, n, values);
+  rcupool_scope_exit();
+  return st == xnn_status_success ? 0
+                                  : rp_xnn_fail("xnn_setup_runtime", st, rt);
+}
+
+int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt) {
+  if (rt == NULL) return -EINVAL;
+  rcupool_scope_enter(&rt->pin);
+  enum xnn_status st = xnn_invoke_runtime(rt->xnn);
+  rcupool_scope_exit();
+  return st == xnn_status_success ? 0
+                                  : rp_xnn_fail("xnn_invoke_runtime", st, rt);
+}
+
+bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt) {
+  return rt != NULL && !rcupool_pin_is_current(&rt->pin);
+}
+
+int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
+  if (rt == NULL || sg == NULL) return -EINVAL;
+  if (!rcupool_xnn_runtime_is_stale(rt)) return 0;
+  rcupool_pin_t pin = {0};
+  xnn_runtime_t xnn = NULL;
+  int err = rp_xnn_plan(rt->manager, sg, rt->flags, &pin, &xnn);
+  if (err != 0) {
+    rp_log(RCUPOOL_LOG_ERROR,
+           "xnnpack: runtime %p: refresh failed (%d); it stays on its pool "
+           "of %zu threads",
+           (void *)rt, err, rcupool_pin_threads(&rt->pin));
+    return err;
+  }
+  rp_log(RCUPOOL_LOG_DEBUG,
+         "xnnpack: runtime %p refreshed from a pool of %zu threads "
+         "(generation %llu) to one of %zu (generation %llu)",
+         (void *)rt, rcupool_pin_threads(&rt->pin),
+         (unsigned long long)rcupool_pin_generation(&rt->pin),
+         rcupool_pin_threads(&pin),
+         (unsigned long long)rcupool_pin_generation(&pin));
+  rp_xnn_release(rt->xnn, &rt->pin);
+  rt->xnn = xnn;
+  rt->pin = pin;
+  return 0;
+}
+
+const rcupool_pin_t *rcupool_xnn_runtime_pin(const rcupool_xnn_runtime_t *rt) {
+  return rt != NULL ? &rt->pin : NULL;
+}
+
+void rcupool_xnn_runtime_destroy(rcupool_xnn_runtime_t *rt) {
+  if (rt == NULL) return;
+  rp_xnn_release(rt->xnn, &rt->pin);
+  free(rt);
+}

@@ -1,0 +1,189 @@
+// One pool per method, staleness and refresh, observed on the pools that
+// pthreadpool is really called with (tests/xnnpack/recorder.h).
+#include <atomic>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/support.h"
+#include "tests/xnnpack/method.h"
+#include "tests/xnnpack/recorder.h"
+
+namespace rcupool_test {
+namespace {
+
+Case &TheCase() {
+  static Case *c = new Case(32, 128, 256, 128, 31);
+  return *c;
+}
+
+pthreadpool_t CurrentPool(rcupool_t *m) {
+  rcupool_read_lock();
+  pthreadpool_t p = rcupool_current(m);
+  rcupool_read_unlock();
+  return p;
+}
+
+void CountTask(void *ctx, size_t) {
+  static_cast<std::atomic<size_t> *>(ctx)->fetch_add(1);
+}
+
+// A method as a runtime would run it: its XNNPACK partitions, then one of
+// its own kernels, in the scope of its pin. Returns the pools each part
+// called pthreadpool with.
+struct Parts {
+  std::set<pthreadpool_t> xnnpack, kernel;
+  double error;
+  size_t kernel_items;
+};
+Parts RunMethod(rcupool_t *m, Method &method) {
+  Parts parts;
+  rcupool_scope_enter(method.pin());
+  ClearPoolRecord();
+  parts.error = method.Run();
+  parts.xnnpack = RecordedPoolSet();
+  ClearPoolRecord();
+  std::atomic<size_t> items{0};
+  EXPECT_EQ(rcupool_parallelize_1d(m, CountTask, &items, 1000, 0), 0);
+  parts.kernel = RecordedPoolSet();
+  parts.kernel_items = items.load();
+  rcupool_scope_exit();
+  return parts;
+}
+
+TEST(RcupoolXnnRuntimeInvoke, PartitionsAndOwnKernelUseOnePoolBeforeAndAfterReset) {
+  Manager m(2);
+  Method method(m, TheCase());
+  ASSERT_TRUE(method.ok());
+  const pthreadpool_t loaded_on = method.pool();
+  ASSERT_EQ(loaded_on, CurrentPool(m));
+
+  Parts before = RunMethod(m, method);
+  EXPECT_LT(before.error, kMaxRelativeError);
+  EXPECT_EQ(before.xnnpack, std::set<pthreadpool_t>{loaded_on});
+  EXPECT_EQ(before.kernel, std::set<pthreadpool_t>{loaded_on});
+  EXPECT_EQ(before.kernel_items, 1000u);
+
+  ASSERT_EQ(rcupool_reset(m, 3), 0);  // between load and run
+  const pthreadpool_t current = CurrentPool(m);
+  ASSERT_NE(current, loaded_on);
+  Parts after = RunMethod(m, method);
+  EXPECT_LT(after.error, kMaxRelativeError);
+  EXPECT_EQ(after.xnnpack, std::set<pthreadpool_t>{loaded_on});
+  EXPECT_EQ(after.kernel, std::set<pthreadpool_t>{loaded_on});
+  EXPECT_EQ(after.kernel_items, 1000u);
+
+  // Outside the method's scope the same kernel runs on the current pool.
+  ClearPoolRecord();
+  std::atomic<size_t> items{0};
+  ASSERT_EQ(rcupool_parallelize_1d(m, CountTask, &items, 1000, 0), 0);
+  EXPECT_EQ(RecordedPoolSet(), std::set<pthreadpool_t>{current});
+}
+
+TEST(RcupoolXnnRuntimeInvoke, ScopeOfOneManagerDoesNotReachAnotherManagersKernel) {
+  Manager a(2), b(1);
+  Method method(a, TheCase());
+  ASSERT_TRUE(method.ok());
+  rcupool_scope_enter(method.pin());
+  ClearPoolRecord();
+  std::atomic<size_t> items{0};
+  ASSERT_EQ(rcupool_parallelize_1d(b, CountTask, &items, 100, 0), 0);
+  std::set<pthreadpool_t> used = RecordedPoolSet();
+  rcupool_scope_exit();
+  EXPECT_EQ(used, std::set<pthreadpool_t>{CurrentPool(b)});
+  EXPECT_EQ(items.load(), 100u);
+}
+
+TEST(RcupoolXnnRuntimeIsStale, FalseBeforeResetTrueAfterAndNewMethodRunsOnNewPool) {
+  Manager m(2);
+  Method old_method(m, TheCase());
+  ASSERT_TRUE(old_method.ok());
+  EXPECT_FALSE(rcupool_xnn_runtime_is_stale(old_method.runtime()));
+  EXPECT_FALSE(rcupool_xnn_runtime_is_stale(nullptr));
+
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  EXPECT_TRUE(rcupool_xnn_runtime_is_stale(old_method.runtime()));
+
+  Method new_method(m, TheCase());
+  ASSERT_TRUE(new_method.ok());
+  EXPECT_FALSE(rcupool_xnn_runtime_is_stale(new_method.runtime()));
+  EXPECT_EQ(new_method.threads(), 3u);
+  EXPECT_EQ(new_method.pool(), CurrentPool(m));
+  ClearPoolRecord();
+  EXPECT_LT(new_method.Run(), kMaxRelativeError);
+  EXPECT_EQ(RecordedPoolSet(), std::set<pthreadpool_t>{CurrentPool(m)});
+  ClearPoolRecord();
+  EXPECT_LT(old_method.Run(), kMaxRelativeError);
+  EXPECT_EQ(RecordedPoolSet(), std::set<pthreadpool_t>{old_method.pool()});
+
+  // A reset back to 2 reuses the old method's pinned pool: current again.
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  EXPECT_FALSE(rcupool_xnn_runtime_is_stale(old_method.runtime()));
+  EXPECT_TRUE(rcupool_xnn_runtime_is_stale(new_method.runtime()));
+}
+
+TEST(RcupoolXnnRuntimeRefresh, StaleRuntimeMovesToCurrentPoolSameOutputsOldPoolFreed) {
+  Manager m(2);
+  Method method(m, TheCase());
+  ASSERT_TRUE(method.ok());
+  ASSERT_LT(method.Run(), kMaxRelativeError);
+  const std::vector<float> before = method.output();
+  const uint64_t freed_before = Stats(m).pools_freed;
+
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_TRUE(rcupool_xnn_runtime_is_stale(method.runtime()));
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(Stats(m).pools_kept, 1u);  // the method's pin holds the old pool
+
+  ASSERT_EQ(method.Refresh(), 0);
+  EXPECT_FALSE(rcupool_xnn_runtime_is_stale(method.runtime()));
+  EXPECT_EQ(method.threads(), 3u);
+  EXPECT_EQ(method.pool(), CurrentPool(m));
+  ClearPoolRecord();
+  EXPECT_LT(method.Run(), kMaxRelativeError);
+  EXPECT_EQ(RecordedPoolSet(), std::set<pthreadpool_t>{CurrentPool(m)});
+  ASSERT_EQ(method.output().size(), before.size());
+  for (size_t i = 0; i < before.size(); i++)
+    ASSERT_NEAR(method.output()[i], before[i],
+                1e-5f * (1.0f + std::fabs(before[i])))
+        << "output " << i;
+
+  // Nothing else pinned the old pool: it is freed after a barrier.
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pools_kept, 0u);
+  EXPECT_EQ(s.pins, 1u);
+  EXPECT_EQ(s.pools_freed - freed_before, 1u);
+}
+
+TEST(RcupoolXnnRuntimeRefresh, NotStaleChangesNothing) {
+  Manager m(2);
+  Method method(m, TheCase());
+  ASSERT_TRUE(method.ok());
+  ASSERT_LT(method.Run(), kMaxRelativeError);
+  const rcupool_pin_t *pin = method.pin();
+  const pthreadpool_t pool = method.pool();
+  const uint64_t generation = rcupool_pin_generation(pin);
+  const rcupool_stats_t s0 = Stats(m);
+
+  // Called directly: no setup afterwards, so the old setup must still hold.
+  ASSERT_EQ(rcupool_xnn_runtime_refresh(method.runtime(), nullptr), -EINVAL);
+  xnn_subgraph_t sg = nullptr;
+  ASSERT_EQ(mlp_subgraph(TheCase().model, &sg), 0);
+  EXPECT_EQ(rcupool_xnn_runtime_refresh(method.runtime(), sg), 0);
+  xnn_delete_subgraph(sg);
+
+  EXPECT_EQ(method.pin(), pin);
+  EXPECT_EQ(method.pool(), pool);
+  EXPECT_EQ(rcupool_pin_generation(method.pin()), generation);
+  rcupool_stats_t s1 = Stats(m);
+  EXPECT_EQ(s1.pins, s0.pins);
+  EXPECT_EQ(s1.pools_created, s0.pools_created);
+  ClearPoolRecord();
+  EXPECT_LT(method.Run(), kMaxRelativeError);
+  EXPECT_EQ(RecordedPoolSet(), std::set<pthreadpool_t>{pool});
+}
+
+}  // namespace
+}  // namespace rcupool_test

@@ -1,0 +1,25 @@
+// Records the pthreadpool_t of every pthreadpool_parallelize_* call made in
+// this test binary: by XNNPACK's partitions (libXNNPACK calls them through
+// the dynamic linker, which finds this binary's definitions first) and by
+// rcupool_parallelize_1d(). Each call is forwarded to libpthreadpool.
+// Link this only into a test that wants it.
+#ifndef RCUPOOL_TESTS_XNNPACK_RECORDER_H
+#define RCUPOOL_TESTS_XNNPACK_RECORDER_H
+
+#include <set>
+#include <vector>
+
+#include <pthreadpool.h>
+
+namespace rcupool_test {
+
+// Clears the record, then records until the next Clear().
+void ClearPoolRecord();
+// The pools of the calls made since the last Clear(), in call order.
+std::vector<pthreadpool_t> RecordedPools();
+// The same, as a set.
+std::set<pthreadpool_t> RecordedPoolSet();
+
+}  // namespace rcupool_test
+
+#endif  // RCUPOOL_TESTS_XNNPACK_RECORDER_H
