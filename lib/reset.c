@@ -10,7 +10,8 @@
  *       its new current reference with rp_pool_tryget(), never from zero),
  *       and creates a pool only otherwise. A pool whose refs already reached
  *       zero is dying; a new pool of its size may coexist with it until the
- *       reclaim thread frees it.
+ *       reclaim thread frees it. A pool orphaned by fork() (no workers in
+ *       this process) is never reused.
  *   W3. Every failure happens before anything is published: the retire
  *       record is allocated and the new pool started first, so an error
  *       leaves the current pool current and working.
@@ -28,7 +29,8 @@
 static struct rp_pool *rp_find_reusable_locked(rcupool_t *m, size_t threads) {
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
-    if (p != m->current && p->threads == threads && rp_pool_tryget(p))
+    if (p != m->current && p->threads == threads && !p->fork_orphan &&
+        rp_pool_tryget(p))
       return p;
   }
   return NULL;
