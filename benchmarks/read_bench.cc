@@ -1,0 +1,137 @@
+// The read path and pins, 1 and 2 threads, against the alternatives.
+//
+// Every benchmark does one "get the pool, look at it, let go" per iteration
+// and reports wall time per iteration per thread (UseRealTime), so the
+// 2-thread rows show what contention costs each reader.
+//
+//   BM_Read_Rcupool            rcupool_read_lock + rcupool_current + unlock
+//   BM_Read_BareUrcu           liburcu's inlined section of the same flavour
+//                              (read_bare_urcu.c, in C): the limit
+//   BM_Read_BareUrcuThreeCalls the same section split into three calls
+//                              that are not inlined (diagnostic)
+//   BM_Read_PlainAcquireLoad   one acquire load: no protection at all
+//   BM_Read_MutexGetter        a mutex-guarded singleton getter
+//   BM_Read_RwlockGetter       the same with a pthread_rwlock
+//   BM_Read_AtomicRefcount     fetch_add + load + fetch_sub on the pool
+//   BM_Read_SharedPtrAtomicLoad  std::atomic_load of a shared_ptr + drop
+//   BM_Pin_Rcupool             rcupool_pin + rcupool_unpin (the pin row is
+//                              compared with BM_Read_AtomicRefcount)
+#include <benchmark/benchmark.h>
+#include <rcupool/rcupool.h>
+
+#include "benchmarks/baselines/baselines.h"
+#include "benchmarks/read_bare_urcu.h"
+
+namespace rcupool_bench {
+namespace {
+
+rcupool_t *Manager() {
+  static rcupool_t *m = [] {
+    rcupool_t *d = rcupool_default();
+    if (d != nullptr) rcupool_reset(d, kGetterPoolThreads);
+    return d;
+  }();
+  return m;
+}
+
+void BM_Read_Rcupool(benchmark::State &state) {
+  rcupool_t *m = Manager();
+  if (m == nullptr) return state.SkipWithError("rcupool_default failed");
+  for (auto _ : state) {
+    rcupool_read_lock();
+    pthreadpool_t p = rcupool_current(m);
+    benchmark::DoNotOptimize(p);
+    rcupool_read_unlock();
+  }
+}
+
+// Set before main() (the getter's lock is statically initialised).
+pthreadpool_t plain_slot = MutexGetterGet();
+
+void BM_Read_PlainAcquireLoad(benchmark::State &state) {
+  for (auto _ : state) {
+    pthreadpool_t p = __atomic_load_n(&plain_slot, __ATOMIC_ACQUIRE);
+    benchmark::DoNotOptimize(p);
+  }
+}
+
+// Published before main() (the getter's lock is statically initialised).
+const bool bare_published = (bare_urcu_publish(MutexGetterGet()), true);
+
+// The sections run in batches inside read_bare_urcu.c, so that liburcu's
+// fast path is inlined into C code; the batch loop costs what the
+// benchmark's own loop costs.
+void BM_Read_BareUrcu(benchmark::State &state) {
+  constexpr size_t kBatch = 1000;
+  bare_urcu_thread_begin();
+  while (state.KeepRunningBatch(kBatch)) bare_urcu_reads(kBatch);
+  bare_urcu_thread_end();
+}
+
+// Diagnostic: the bare section behind three out-of-line calls, to show how
+// much of rcupool's read cost is the call shape rather than its protocol.
+void BM_Read_BareUrcuThreeCalls(benchmark::State &state) {
+  constexpr size_t kBatch = 1000;
+  bare_urcu_thread_begin();
+  while (state.KeepRunningBatch(kBatch)) bare_urcu_reads_three_calls(kBatch);
+  bare_urcu_thread_end();
+}
+
+void BM_Read_MutexGetter(benchmark::State &state) {
+  for (auto _ : state) {
+    pthreadpool_t p = MutexGetterGet();
+    benchmark::DoNotOptimize(p);
+  }
+}
+
+void BM_Read_RwlockGetter(benchmark::State &state) {
+  for (auto _ : state) {
+    pthreadpool_t p = RwlockGetterGet();
+    benchmark::DoNotOptimize(p);
+  }
+}
+
+void BM_Read_AtomicRefcount(benchmark::State &state) {
+  for (auto _ : state) {
+    CountedPool *p = RefcountAcquire();
+    benchmark::DoNotOptimize(p->tp);
+    RefcountRelease(p);
+  }
+}
+
+void BM_Read_SharedPtrAtomicLoad(benchmark::State &state) {
+  for (auto _ : state) {
+    std::shared_ptr<SharedPool> p = SharedPtrGet();
+    benchmark::DoNotOptimize(p->tp);
+  }
+}
+
+void BM_Pin_Rcupool(benchmark::State &state) {
+  rcupool_t *m = Manager();
+  if (m == nullptr) return state.SkipWithError("rcupool_default failed");
+  rcupool_pin_t pin = {};
+  for (auto _ : state) {
+    rcupool_pin(m, &pin);
+    benchmark::DoNotOptimize(pin.threadpool_);
+    rcupool_unpin(&pin);
+  }
+  // An honest loop: the last pin really held the current pool.
+  rcupool_pin(m, &pin);
+  bool ok = rcupool_pin_is_current(&pin);
+  rcupool_unpin(&pin);
+  if (!ok) state.SkipWithError("pin did not hold the current pool");
+}
+
+#define READ_BENCH(fn) BENCHMARK(fn)->Threads(1)->Threads(2)->UseRealTime()
+READ_BENCH(BM_Read_Rcupool);
+READ_BENCH(BM_Read_BareUrcu);
+READ_BENCH(BM_Read_BareUrcuThreeCalls);
+READ_BENCH(BM_Read_PlainAcquireLoad);
+READ_BENCH(BM_Read_MutexGetter);
+READ_BENCH(BM_Read_RwlockGetter);
+READ_BENCH(BM_Read_AtomicRefcount);
+READ_BENCH(BM_Read_SharedPtrAtomicLoad);
+READ_BENCH(BM_Pin_Rcupool);
+
+}  // namespace
+}  // namespace rcupool_bench

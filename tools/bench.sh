@@ -1,0 +1,62 @@
+#!/bin/bash
+# Runs every benchmark and regenerates the published results:
+#   benchmarks/results/*.json   raw Google Benchmark output
+#   benchmarks/RESULTS.md       the targets, their ratios and every row
+#   benchmarks/churn.png        OS threads over time during the churn
+#
+#   tools/bench.sh
+#
+# Builds with -c opt. Each program runs with repetitions, randomly
+# interleaved, so the rows a ratio compares run side by side. About 5-10
+# minutes on 2 cores. Environment:
+#   BENCH_REPETITIONS        repetitions per benchmark (default 5)
+#   BAZEL_STARTUP_OPTIONS    options placed before the bazel command
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+reps="${BENCH_REPETITIONS:-5}"
+# shellcheck disable=SC2206
+bazel=(bazel ${BAZEL_STARTUP_OPTIONS:-})
+out=benchmarks/results
+
+"${bazel[@]}" build -c opt //benchmarks:all
+bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)/benchmarks"
+
+rm -rf "$out"
+mkdir -p "$out"
+timeline="$(mktemp)"
+trap 'rm -f "$timeline"' EXIT
+
+run() {
+  local name="$1" n="$2"
+  shift 2
+  echo "=== $name ($n repetitions)"
+  "$bin/$name" \
+    --benchmark_repetitions="$n" \
+    --benchmark_enable_random_interleaving=true \
+    --benchmark_out="$out/$name.json" \
+    --benchmark_out_format=json \
+    "$@"
+}
+
+start=$SECONDS
+run read_bench "$reps" --benchmark_min_time=0.2
+run dispatch_bench "$reps" --benchmark_min_time=0.2
+run reset_bench "$reps"
+# Thread counts are exact; three runs show they repeat.
+run churn_bench 3 --timeline_out="$timeline"
+
+model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git status --porcelain -- lib include benchmarks/*.cc \
+           benchmarks/*.c benchmarks/baselines 2>/dev/null)" ]; then
+  commit="$commit (with uncommitted changes)"
+fi
+python3 benchmarks/report.py --results "$out" --out benchmarks/RESULTS.md \
+  --commit "$commit" --date "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  --model "${model:-unknown}"
+cp "$timeline" "$out/churn_timeline.dat"
+gnuplot -e "datafile='$timeline'; outfile='benchmarks/churn.png'; \
+$(python3 benchmarks/report.py --results "$out" --gnuplot-vars)" \
+  benchmarks/churn.gp
+echo "=== wrote benchmarks/RESULTS.md, benchmarks/churn.png and $out/ in $((SECONDS - start)) s"
