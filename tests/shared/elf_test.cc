@@ -1,0 +1,92 @@
+// What the shared library's ELF headers promise: a versioned SONAME, only
+// the public rcupool_* functions in its dynamic symbol table, never
+// unloaded; and extensions that find it through an $ORIGIN RUNPATH.
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <rcupool/rcupool.h>
+
+#include "tests/shared/host.h"
+
+namespace rcupool_host {
+namespace {
+
+std::string Tool(const std::string &command) {
+  std::string out;
+  EXPECT_EQ(RunCommand(command, &out), 0) << command;
+  return out;
+}
+
+// Names of the dynamic symbols `file` defines (nm -D --defined-only).
+std::set<std::string> DefinedDynamicSymbols(const char *file) {
+  std::istringstream in(Tool(std::string("nm -D --defined-only ") + file));
+  std::set<std::string> names;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string name = line.substr(line.find_last_of(' ') + 1);
+    names.insert(name.substr(0, name.find('@')));
+  }
+  return names;
+}
+
+// Every function the public header declares with RCUPOOL_API.
+std::set<std::string> PublicApi() {
+  std::ifstream in(kPublicHeader);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  std::regex decl(R"(RCUPOOL_API\s+[^;(]*?\b(rcupool_\w+)\s*\()");
+  std::set<std::string> names;
+  for (std::sregex_iterator it(s.begin(), s.end(), decl), end; it != end;
+       ++it)
+    names.insert((*it)[1]);
+  return names;
+}
+
+TEST(RcupoolSharedLibraryElf, SonameIsLibrcupoolDotSoDotMajor) {
+  std::string d = Tool(std::string("readelf -d ") + kLibrary);
+  std::string want = "Library soname: [librcupool.so." +
+                     std::to_string(RCUPOOL_VERSION_MAJOR) + "]";
+  EXPECT_NE(d.find("(SONAME)"), std::string::npos) << d;
+  EXPECT_NE(d.find(want), std::string::npos) << d;
+}
+
+TEST(RcupoolSharedLibraryElf, DefinedDynamicSymbolsAreExactlyThePublicApi) {
+  std::set<std::string> api = PublicApi();
+  ASSERT_GE(api.size(), 20u) << "the header parse found too few functions";
+  ASSERT_TRUE(api.count("rcupool_default"));
+  std::set<std::string> defined = DefinedDynamicSymbols(kLibrary);
+  for (const std::string &name : defined)
+    EXPECT_EQ(name.rfind("rcupool_", 0), 0u) << "exported: " << name;
+  EXPECT_EQ(defined, api);
+}
+
+TEST(RcupoolSharedLibraryElf, IsNeverUnloaded) {
+  std::string d = Tool(std::string("readelf -d ") + kLibrary);
+  EXPECT_TRUE(std::regex_search(d, std::regex(R"(FLAGS_1\)\s+Flags:.*NODELETE)")))
+      << d;
+}
+
+TEST(RcupoolExtensionElf, NeedsLibrcupoolThroughOriginRunpath) {
+  for (const char *ext : {kBindings, kTraining}) {
+    std::string d = Tool(std::string("readelf -d ") + ext);
+    EXPECT_NE(d.find("Shared library: [librcupool.so." +
+                     std::to_string(RCUPOOL_VERSION_MAJOR) + "]"),
+              std::string::npos)
+        << ext << "\n" << d;
+    EXPECT_TRUE(std::regex_search(
+        d, std::regex(R"(\(RUNPATH\)\s+Library runpath: \[[^\]]*\$ORIGIN/\.\./\.\./lib/shared)")))
+        << ext << "\n" << d;
+    std::set<std::string> defined = DefinedDynamicSymbols(ext);
+    for (const std::string &name : defined)
+      EXPECT_NE(name.rfind("rcupool_", 0), 0u) << ext << " defines " << name;
+  }
+}
+
+}  // namespace
+}  // namespace rcupool_host
