@@ -8,6 +8,9 @@
  *       pool, so exactly one party sees its rp_pool_put() return true.
  *   P3. canary is RP_POOL_CANARY from creation until rp_pool_free() poisons
  *       it, just before the memory is returned.
+ *   P4. A pool is created only after its workers' worth of threads were
+ *       seen to start (rp_workers_can_start), so a thread limit is -EAGAIN
+ *       rather than a pthreadpool_create() that never returns.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +19,47 @@
 
 #include "internal.h"
 
+/* The pthreadpool this library links (Debian 12's) does not check
+ * pthread_create(): when a worker cannot start (RLIMIT_NPROC, out of
+ * memory) pthreadpool_create() waits for it forever. So before creating a
+ * pool, start as many probe threads as it has workers, with the same default
+ * attributes, all alive at once, then let them go: if one cannot start, the
+ * pool's would not either. A limit reached by another thread between the
+ * probe's joins and the pool's creation still hangs the create; that window
+ * is all that is left. */
+struct rp_probe {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool go;
+};
+
+static void *rp_probe_main(void *arg) {
+  struct rp_probe *pr = arg;
+  pthread_mutex_lock(&pr->mu);
+  while (!pr->go) pthread_cond_wait(&pr->cv, &pr->mu);
+  pthread_mutex_unlock(&pr->mu);
+  return NULL;
+}
+
+static bool rp_workers_can_start(size_t workers) {
+  if (workers == 0) return true;
+  pthread_t *t = malloc(workers * sizeof(*t));
+  if (t == NULL) return false;
+  struct rp_probe pr = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                        false};
+  size_t started = 0;
+  while (started < workers &&
+         pthread_create(&t[started], NULL, rp_probe_main, &pr) == 0)
+    started++;
+  pthread_mutex_lock(&pr.mu);
+  pr.go = true;
+  pthread_cond_broadcast(&pr.cv);
+  pthread_mutex_unlock(&pr.mu);
+  for (size_t i = 0; i < started; i++) pthread_join(t[i], NULL);
+  free(t);
+  return started == workers;
+}
+
 int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
   if (rp_fault(RP_FAULT_ALLOC)) return -ENOMEM;
   struct rp_pool *p = aligned_alloc(RP_CACHELINE, sizeof(*p));
@@ -23,9 +67,8 @@ int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
   memset(p, 0, sizeof(*p));
 
   pthreadpool_t tp = NULL;
-  if (!rp_fault(RP_FAULT_POOL_CREATE)) {
-    /* pthreadpool_create(n) starts n-1 workers; the caller is the n-th.
-     * It returns NULL when a thread cannot start (and cleans up itself). */
+  if (!rp_fault(RP_FAULT_POOL_CREATE) && rp_workers_can_start(threads - 1)) {
+    /* pthreadpool_create(n) starts n-1 workers; the caller is the n-th. */
     tp = pthreadpool_create(threads);
   }
   if (tp == NULL) {
