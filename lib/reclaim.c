@@ -51,6 +51,9 @@ static void rp_retire_cb(struct rcu_head *head) {
                 (p == m->current ? 1 : 0);
   bool last = rp_pool_put(p);
   bool kept = !last && p != m->current && p->retires_pending == 0;
+  /* Read under the lock: once it is dropped, the
+   * last holder (an unpin's free, or rcupool_destroy()) may free p. */
+  const size_t threads = p->threads;
   if (last) {
     cds_list_del(&p->node);
     m->pools_freed++;
@@ -61,7 +64,7 @@ static void rp_retire_cb(struct rcu_head *head) {
     rp_free_unlinked(m, p, "grace period over, no pins");
   else if (kept)
     rp_log(RCUPOOL_LOG_INFO, "manager %p: pool %p (%zu threads) kept: %zu pins",
-           (void *)m, (void *)p, p->threads, pins);
+           (void *)m, (void *)p, threads, pins);
   in_callback--;
 }
 

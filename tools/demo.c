@@ -1,0 +1,439 @@
+/*
+ * demo: rcupool's main job, with a real backend.
+ *
+ * Two executor threads run a model's method again and again: an XNNPACK
+ * runtime (two fully-connected layers, 256 -> 512 -> 256, batch 64) plus one
+ * kernel of the method's own (row sums of the output) through
+ * rcupool_parallelize_1d(), both inside the method's scope, so both run on
+ * the method's pool. Every output is checked against a double-precision
+ * reference. Meanwhile a resetter thread changes the process's thread count
+ * (1 up to --max-threads, repeats included). Between runs, an executor whose
+ * method went stale refreshes it onto the current pool.
+ *
+ * Once a second: elapsed time, generation, current threads, pools alive,
+ * kept pools, pins, OS threads of the process. At the end a summary; the
+ * exit status is 0 only with no wrong output, one pool left alive and the
+ * OS threads back to the current pool's plus the library's one.
+ *
+ *   bazel run //tools:demo [-- --seconds S] [--max-threads N] [--json]
+ *                                [--unsafe]
+ *
+ * --unsafe first runs the same kind of method the unsafe way (raw XNNPACK
+ * on a raw pthreadpool that each reset destroys and replaces) in a child
+ * process, and reports how it ended: a hang killed after 5 s, a signal, or
+ * an AddressSanitizer report (when built with --config=asan).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cpuinfo.h>
+#include <rcupool/rcupool.h>
+#include <rcupool/xnnpack.h>
+
+#include "lib/xnnpack/mlp.h"
+
+enum { kBatch = 64, kIn = 256, kHidden = 512, kOut = 256 };
+enum { kInputs = 4 };           /* inputs the executors cycle through */
+enum { kExecutors = 2 };
+static const double kMaxError = 1e-4;
+static const unsigned kResetPeriodMs = 150;
+static const double kUnsafeTimeout = 5.0;
+
+struct options {
+  double seconds;
+  size_t max_threads;
+  bool json;
+  bool unsafe;
+};
+
+/* Shared, read-only once the executors start. */
+static mlp_t *model;
+static float *inputs[kInputs];
+static double *references[kInputs];
+static double *reference_row_sums[kInputs];
+
+static atomic_bool stop;
+static atomic_ulong executions, wrong_outputs, refreshes, resets_requested;
+static atomic_size_t os_threads_peak;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static size_t os_threads(void) {
+  DIR *d = opendir("/proc/self/task");
+  size_t n = 0;
+  if (d == NULL) return 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    if (e->d_name[0] != '.') n++;
+  closedir(d);
+  return n;
+}
+
+static void note_os_threads(void) {
+  size_t n = os_threads(), peak = atomic_load(&os_threads_peak);
+  while (n > peak && !atomic_compare_exchange_weak(&os_threads_peak, &peak, n)) {
+  }
+}
+
+/* --- an executor ---------------------------------------------------------- */
+
+struct executor {
+  pthread_t thread;
+  int id;
+  rcupool_t *m;
+  xnn_subgraph_t sg;           /* kept for refresh */
+  rcupool_xnn_runtime_t *rt;
+  float x[kBatch * kIn];
+  float y[kBatch * kOut];
+  double row_sums[kBatch];
+  int error;                   /* first failure of a call, 0 if none */
+};
+
+/* The method's own kernel: row sums of the output, one row per item. */
+static void row_sum(void *ctx, size_t row) {
+  struct executor *e = ctx;
+  double s = 0.0;
+  for (size_t j = 0; j < kOut; j++) s += e->y[row * kOut + j];
+  e->row_sums[row] = s;
+}
+
+static int setup(struct executor *e) {
+  const struct xnn_external_value v[2] = {{MLP_INPUT_ID, e->x},
+                                          {MLP_OUTPUT_ID, e->y}};
+  return rcupool_xnn_runtime_setup(e->rt, 2, v);
+}
+
+static bool row_sums_match(const double *got, const double *want) {
+  double worst = 0.0, scale = 0.0;
+  for (size_t i = 0; i < kBatch; i++) {
+    double d = fabs(got[i] - want[i]);
+    if (isnan(d)) return false;
+    if (d > worst) worst = d;
+    if (fabs(want[i]) > scale) scale = fabs(want[i]);
+  }
+  return worst <= kMaxError * (scale > 0.0 ? scale : 1.0);
+}
+
+static void *executor_main(void *arg) {
+  struct executor *e = arg;
+  for (unsigned long run = 0; !atomic_load(&stop); run++) {
+    if (rcupool_xnn_runtime_is_stale(e->rt)) {
+      int err = rcupool_xnn_runtime_refresh(e->rt, e->sg);
+      if (err == 0) err = setup(e);
+      if (err != 0) {
+        e->error = err;
+        break;
+      }
+      atomic_fetch_add(&refreshes, 1);
+    }
+    const size_t k = (run + (unsigned long)e->id) % kInputs;
+    memcpy(e->x, inputs[k], sizeof e->x);
+    for (size_t i = 0; i < kBatch * kOut; i++) e->y[i] = NAN;
+
+    const rcupool_pin_t *pin = rcupool_xnn_runtime_pin(e->rt);
+    rcupool_scope_enter(pin);
+    int err = rcupool_xnn_runtime_invoke(e->rt);
+    if (err == 0) err = rcupool_parallelize_1d(e->m, row_sum, e, kBatch, 0);
+    rcupool_scope_exit();
+    if (err != 0) {
+      e->error = err;
+      break;
+    }
+    bool ok = mlp_relative_error(e->y, references[k], kBatch * kOut) <
+                  kMaxError &&
+              row_sums_match(e->row_sums, reference_row_sums[k]);
+    if (!ok) {
+      atomic_fetch_add(&wrong_outputs, 1);
+      fprintf(stderr, "demo: executor %d: WRONG output on a pool of %zu "
+              "threads (input %zu)\n", e->id, rcupool_pin_threads(pin), k);
+    }
+    atomic_fetch_add(&executions, 1);
+  }
+  return NULL;
+}
+
+/* --- the resetter --------------------------------------------------------- */
+
+struct resetter {
+  pthread_t thread;
+  rcupool_t *m;
+  size_t max_threads;
+  int error;
+};
+
+static void *resetter_main(void *arg) {
+  struct resetter *r = arg;
+  uint32_t s = 0x9e3779b9u;
+  while (!atomic_load(&stop)) {
+    struct timespec nap = {0, (long)kResetPeriodMs * 1000000L};
+    nanosleep(&nap, NULL);
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    size_t n = 1 + s % r->max_threads; /* repeats included */
+    int err = rcupool_reset(r->m, n);
+    if (err != 0) {
+      fprintf(stderr, "demo: reset to %zu: %s\n", n, strerror(-err));
+      r->error = err;
+      break;
+    }
+    atomic_fetch_add(&resets_requested, 1);
+    note_os_threads();
+  }
+  return NULL;
+}
+
+/* --- the unsafe way, in a child process ---------------------------------- */
+
+static int unsafe_child(void) {
+  size_t counts[22] = {16, 4};
+  for (int i = 2; i < 22; i++) counts[i] = i % 2 == 0 ? 8 : 3;
+  return mlp_run_unsafe_resets(model, 2, counts, 22);
+}
+
+static void run_unsafe(FILE *out, mlp_child_result_t *r, char *what,
+                       size_t n) {
+  char self[] = "/proc/self/exe", flag[] = "--unsafe-child";
+  char *argv[] = {self, flag, NULL};
+  fprintf(out, "unsafe way: a child process loads the method on a raw 2-thread "
+         "pthreadpool, then \"resets\" by destroying that pool and creating "
+         "one of 16 threads, and invokes again (timeout %.0f s) ...\n",
+         kUnsafeTimeout);
+  fflush(out);
+  int err = mlp_run_child(argv, kUnsafeTimeout, r);
+  if (err != 0)
+    snprintf(what, n, "could not start the child: %s", strerror(-err));
+  else
+    mlp_child_describe(r, what, n);
+  fprintf(out, "unsafe way: %s\n\n", what);
+  fflush(out);
+}
+
+/* --- main ----------------------------------------------------------------- */
+
+static int usage(void) {
+  fprintf(stderr,
+          "usage: demo [--seconds S] [--max-threads N] [--json] [--unsafe]\n"
+          "  --seconds S      run time (default 10)\n"
+          "  --max-threads N  the resetter picks counts in 1..N (default: "
+          "2x the cores)\n"
+          "  --json           the summary as JSON on stdout (status lines go "
+          "to stderr)\n"
+          "  --unsafe         first show the unsafe way in a child process\n");
+  return 2;
+}
+
+static int parse(int argc, char **argv, struct options *o) {
+  for (int i = 1; i < argc; i++) {
+    char *end = NULL;
+    if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+      o->seconds = strtod(argv[++i], &end);
+      if (*end != '\0' || !(o->seconds > 0) || o->seconds > 86400) return -1;
+    } else if (strcmp(argv[i], "--max-threads") == 0 && i + 1 < argc) {
+      long v = strtol(argv[++i], &end, 10);
+      if (*end != '\0' || v < 1 || v > RCUPOOL_MAX_THREADS) return -1;
+      o->max_threads = (size_t)v;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      o->json = true;
+    } else if (strcmp(argv[i], "--unsafe") == 0) {
+      o->unsafe = true;
+    } else {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int make_data(void) {
+  if (mlp_create(kBatch, kIn, kHidden, kOut, 11, &model) != 0) return -1;
+  for (int k = 0; k < kInputs; k++) {
+    inputs[k] = malloc(sizeof(float) * kBatch * kIn);
+    references[k] = malloc(sizeof(double) * kBatch * kOut);
+    reference_row_sums[k] = calloc(kBatch, sizeof(double));
+    if (!inputs[k] || !references[k] || !reference_row_sums[k]) return -1;
+    mlp_fill_input(model, 100 + (uint32_t)k, inputs[k]);
+    mlp_reference(model, inputs[k], references[k]);
+    for (size_t b = 0; b < kBatch; b++)
+      for (size_t j = 0; j < kOut; j++)
+        reference_row_sums[k][b] += references[k][b * kOut + j];
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc == 2 && strcmp(argv[1], "--unsafe-child") == 0) {
+    if (mlp_create(kBatch, kIn, kHidden, kOut, 11, &model) != 0) return 1;
+    return unsafe_child();
+  }
+  struct options o = {.seconds = 10.0};
+  if (parse(argc, argv, &o) != 0) return usage();
+  if (o.max_threads == 0) {
+    size_t cores = cpuinfo_initialize() ? cpuinfo_get_cores_count() : 1;
+    o.max_threads = cores >= 1 ? 2 * cores : 2;
+  }
+  FILE *status = o.json ? stderr : stdout;
+
+  mlp_child_result_t unsafe = {0};
+  char unsafe_what[256] = "";
+  if (make_data() != 0) {
+    fprintf(stderr, "demo: out of memory\n");
+    return 1;
+  }
+  if (o.unsafe) run_unsafe(status, &unsafe, unsafe_what, sizeof unsafe_what);
+
+  rcupool_t *m = rcupool_default();
+  if (m == NULL || xnn_initialize(NULL) != xnn_status_success) {
+    fprintf(stderr, "demo: rcupool or XNNPACK failed to start\n");
+    return 1;
+  }
+  rcupool_stats_t s0;
+  rcupool_get_stats(m, &s0);
+  atomic_store(&os_threads_peak, os_threads());
+
+  struct executor *ex = calloc(kExecutors, sizeof *ex);
+  if (ex == NULL) return 1;
+  for (int i = 0; i < kExecutors; i++) {
+    ex[i].id = i;
+    ex[i].m = m;
+    int err = mlp_subgraph(model, &ex[i].sg);
+    if (err == 0) err = rcupool_xnn_runtime_create(m, ex[i].sg, 0, &ex[i].rt);
+    if (err == 0) err = setup(&ex[i]);
+    if (err != 0) {
+      fprintf(stderr, "demo: loading the method: %s\n", strerror(-err));
+      return 1;
+    }
+  }
+  fprintf(status,
+          "rcupool demo: %d executors run an XNNPACK method (FC %d-%d-%d, "
+          "batch %d) plus a row-sum kernel through rcupool_parallelize_1d, "
+          "checking every output; a resetter sets the thread count to a "
+          "count in 1..%zu every %u ms; %.0f s.\n",
+          kExecutors, kIn, kHidden, kOut, kBatch, o.max_threads,
+          kResetPeriodMs, o.seconds);
+  fprintf(status, "%7s %5s %7s %11s %4s %4s %10s %10s %6s\n", "time", "gen",
+          "threads", "pools alive", "kept", "pins", "os threads", "executions",
+          "wrong");
+
+  const double start = now();
+  for (int i = 0; i < kExecutors; i++)
+    pthread_create(&ex[i].thread, NULL, executor_main, &ex[i]);
+  struct resetter r = {.m = m, .max_threads = o.max_threads};
+  pthread_create(&r.thread, NULL, resetter_main, &r);
+
+  for (int tick = 1;; tick++) {
+    double until = start + tick;
+    if (until > start + o.seconds) until = start + o.seconds;
+    for (double t; (t = now()) < until;) {
+      double left = until - t;
+      struct timespec nap = {(time_t)left,
+                             (long)((left - (double)(time_t)left) * 1e9)};
+      nanosleep(&nap, NULL);
+    }
+    rcupool_stats_t s;
+    rcupool_get_stats(m, &s);
+    size_t threads_now = os_threads();
+    note_os_threads();
+    fprintf(status, "%6.1fs %5llu %7zu %11zu %4zu %4zu %10zu %10lu %6lu\n",
+            now() - start, (unsigned long long)s.generation, s.threads,
+            s.pools_alive, s.pools_kept, s.pins, threads_now,
+            atomic_load(&executions), atomic_load(&wrong_outputs));
+    if (now() - start >= o.seconds - 1e-3) break;
+  }
+
+  atomic_store(&stop, true);
+  pthread_join(r.thread, NULL);
+  int call_errors = r.error != 0;
+  for (int i = 0; i < kExecutors; i++) {
+    pthread_join(ex[i].thread, NULL);
+    if (ex[i].error != 0) {
+      fprintf(stderr, "demo: executor %d stopped: %s\n", i,
+              strerror(-ex[i].error));
+      call_errors++;
+    }
+    rcupool_xnn_runtime_destroy(ex[i].rt);
+    xnn_delete_subgraph(ex[i].sg);
+  }
+  free(ex);
+  rcupool_barrier(m);
+
+  rcupool_stats_t s;
+  rcupool_get_stats(m, &s);
+  /* The main thread, the library's reclaim thread, the pool's workers. */
+  const size_t expected = 1 + 1 + (s.threads - 1);
+  size_t final_threads = os_threads();
+  for (int i = 0; i < 200 && final_threads != expected; i++) {
+    struct timespec nap = {0, 10 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    final_threads = os_threads();
+  }
+  const unsigned long wrong = atomic_load(&wrong_outputs);
+  const bool pass = wrong == 0 && call_errors == 0 && s.pools_alive == 1 &&
+                    s.pins == 0 && final_threads == expected &&
+                    atomic_load(&executions) > 0;
+
+  if (o.json) {
+    printf("{\"seconds\": %.1f, \"executors\": %d, \"max_threads\": %zu, "
+           "\"executions\": %lu, \"wrong_outputs\": %lu, "
+           "\"call_errors\": %d, \"refreshes\": %lu, "
+           "\"resets_requested\": %lu, \"resets\": %llu, \"reuses\": %llu, "
+           "\"pools_created\": %llu, \"pools_freed\": %llu, "
+           "\"pools_alive\": %zu, \"threads\": %zu, "
+           "\"os_threads_peak\": %zu, \"os_threads_final\": %zu, "
+           "\"os_threads_expected\": %zu",
+           o.seconds, kExecutors, o.max_threads, atomic_load(&executions),
+           wrong, call_errors, atomic_load(&refreshes),
+           atomic_load(&resets_requested),
+           (unsigned long long)(s.resets - s0.resets),
+           (unsigned long long)(s.reuses - s0.reuses),
+           (unsigned long long)s.pools_created,
+           (unsigned long long)s.pools_freed, s.pools_alive, s.threads,
+           atomic_load(&os_threads_peak), final_threads, expected);
+    if (o.unsafe)
+      printf(", \"unsafe\": {\"timed_out\": %s, \"signal\": %d, "
+             "\"exit_code\": %d, \"asan_use_after_free\": %s, "
+             "\"survived\": %s, \"what\": \"%s\"}",
+             unsafe.timed_out ? "true" : "false",
+             unsafe.signaled ? unsafe.term_signal : 0,
+             unsafe.exited ? unsafe.exit_code : -1,
+             unsafe.asan_use_after_free ? "true" : "false",
+             unsafe.exited && unsafe.exit_code == 0 ? "true" : "false",
+             unsafe_what);
+    printf(", \"pass\": %s}\n", pass ? "true" : "false");
+  } else {
+    printf("\nsummary: %lu executions, %lu wrong outputs, %lu refreshes of "
+           "stale methods\n", atomic_load(&executions), wrong,
+           atomic_load(&refreshes));
+    printf("         %lu resets requested, %llu changed the pool, of which "
+           "%llu reused a pool still alive\n",
+           atomic_load(&resets_requested),
+           (unsigned long long)(s.resets - s0.resets),
+           (unsigned long long)(s.reuses - s0.reuses));
+    printf("         pools created %llu, freed %llu, alive %zu "
+           "(the current one, %zu thread%s)\n",
+           (unsigned long long)s.pools_created,
+           (unsigned long long)s.pools_freed, s.pools_alive, s.threads,
+           s.threads == 1 ? "" : "s");
+    printf("         OS threads: peak %zu, final %zu (expected %zu: main + "
+           "reclaim thread + %zu workers)\n",
+           atomic_load(&os_threads_peak), final_threads, expected,
+           s.threads - 1);
+    if (o.unsafe)
+      printf("         unsafe way (child process): %s\n", unsafe_what);
+    printf("%s\n", pass ? "PASS" : "FAIL");
+  }
+  return pass ? 0 : 1;
+}
