@@ -179,6 +179,12 @@ def main():
         ref = r.ns("BM_Dispatch_Pthreadpool/spin:%d/real_time" % arg)
         add("dispatch, %s" % what, ours, "pthreadpool", ref, ours / ref,
             "<= 1.05x", 1.05, False)
+    xnn_ours = r.ns("BM_XnnInvoke_Rcupool/real_time")
+    xnn_raw = r.ns("BM_XnnInvoke_Raw/real_time")
+    rows.append(("XNNPACK invoke, 3x FC 256x256, batch 64",
+                 fmt_ns(xnn_ours), "raw XNNPACK %s" % fmt_ns(xnn_raw),
+                 "%.2fx" % (xnn_ours / xnn_raw), "report",
+                 "same pool, same graph", "-"))
     for n in (2, 4, 8):
         create = r.ns("BM_Create_Pthreadpool/%d/iterations:20/manual_time" % n)
         reset = r.ns("BM_Reset_NewSize/%d/iterations:20/manual_time" % n)

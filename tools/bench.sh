@@ -42,6 +42,7 @@ run() {
 start=$SECONDS
 run read_bench "$reps" --benchmark_min_time=0.2
 run dispatch_bench "$reps" --benchmark_min_time=0.2
+run xnn_bench "$reps" --benchmark_min_time=0.2
 run reset_bench "$reps"
 # Thread counts are exact; three runs show they repeat.
 run churn_bench 3 --timeline_out="$timeline"
