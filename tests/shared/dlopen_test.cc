@@ -75,7 +75,7 @@ TEST(RcupoolDlopen, SharedGivesOnePoolStaticGivesOneManagerAndPoolEach) {
   EXPECT_EQ(a.api->sum(1000), 0);
   EXPECT_EQ(b.api->sum(1000), 0);
   ASSERT_EQ(a.api->barrier(), 0);
-  const size_t shared_added = OsThreadCount() - base;
+  const size_t shared_added = WaitForOsThreadCount(base + kThreads) - base;
   // One pool's workers plus the library's one reclaim thread.
   EXPECT_EQ(shared_added, (kThreads - 1) + 1);
 
@@ -95,7 +95,8 @@ TEST(RcupoolDlopen, SharedGivesOnePoolStaticGivesOneManagerAndPoolEach) {
   EXPECT_EQ(sb.api->sum(1000), 0);
   ASSERT_EQ(sa.api->barrier(), 0);
   ASSERT_EQ(sb.api->barrier(), 0);
-  const size_t static_added = OsThreadCount() - base_static;
+  const size_t static_added =
+      WaitForOsThreadCount(base_static + 2 * (kThreads - 1)) - base_static;
   // Two pools' workers: twice those of the shared case.
   EXPECT_EQ(static_added, 2 * (kThreads - 1));
   EXPECT_EQ(static_added, 2 * (shared_added - 1));

@@ -1,6 +1,7 @@
 // What the shared library's ELF headers promise: a versioned SONAME, only
 // the public rcupool_* functions in its dynamic symbol table, never
 // unloaded; and extensions that find it through an $ORIGIN RUNPATH.
+#include <cctype>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -22,13 +23,20 @@ std::string Tool(const std::string &command) {
   return out;
 }
 
-// Names of the dynamic symbols `file` defines (nm -D --defined-only).
+// Names of the dynamic symbols `file` defines and exports: the lines of
+// nm -D --defined-only whose type letter is upper case (global or weak).
+// A lower-case letter is a LOCAL entry that no other object can bind to;
+// the memb flavour's build leaves one (a hidden TLS variable).
 std::set<std::string> DefinedDynamicSymbols(const char *file) {
   std::istringstream in(Tool(std::string("nm -D --defined-only ") + file));
   std::set<std::string> names;
   std::string line;
   while (std::getline(in, line)) {
-    std::string name = line.substr(line.find_last_of(' ') + 1);
+    std::istringstream fields(line);
+    std::string value, type, name;
+    if (!(fields >> value >> type >> name)) continue;
+    if (type.size() != 1 || !std::isupper(static_cast<unsigned char>(type[0])))
+      continue;
     names.insert(name.substr(0, name.find('@')));
   }
   return names;

@@ -40,6 +40,15 @@ size_t OsThreadCount() {
   return n;
 }
 
+size_t WaitForOsThreadCount(size_t expected) {
+  size_t n = OsThreadCount();
+  for (int i = 0; i < 200 && n != expected; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    n = OsThreadCount();
+  }
+  return n;
+}
+
 size_t BaselineThreadCount() {
   std::thread([] {}).join();
   return OsThreadCount();

@@ -22,6 +22,10 @@ extern const char kPublicHeader[];     // include/rcupool/rcupool.h
 // Threads of this process, from /proc/self/task.
 size_t OsThreadCount();
 
+// Waits (up to ~2 s) until OsThreadCount() == expected; returns the last
+// count. A joined thread may stay listed for a moment after the join.
+size_t WaitForOsThreadCount(size_t expected);
+
 // OsThreadCount() once the threads a sanitizer runtime starts along with a
 // process's first thread (ThreadSanitizer's background thread) exist: a
 // baseline to which only threads of rcupool add.

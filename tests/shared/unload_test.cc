@@ -110,7 +110,7 @@ TEST(RcupoolSharedDlclose, UnloadWhileOtherExtensionHoldsPinsKeepsThreadsAndExit
   b.api->method_unload(0);
   b.api->method_unload(1);
   ASSERT_EQ(b.api->barrier(), 0);
-  EXPECT_EQ(OsThreadCount(), base + (3 - 1) + 1);
+  EXPECT_EQ(WaitForOsThreadCount(base + (3 - 1) + 1), base + (3 - 1) + 1);
 
   // Unloading the last extension leaves the library (and its idle pool) in
   // place: it is never unloaded, so its threads never run unmapped code.
