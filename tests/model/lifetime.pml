@@ -119,7 +119,7 @@ byte readers_done;
 bool resetter_done;
 bool unpinner_done;
 
-/* ---- helpers ---------------------------------------------------------- */
+/* ---- macros ---------------------------------------------------------- */
 
 /* Any access to a pool's memory (fields, pthreadpool) */
 #define USE(p) assert(p < NP && pstate[p] == ALIVE)
