@@ -8,9 +8,11 @@
  *   D2. A failed first creation leaves no manager and no threads behind; a
  *       later call tries again.
  *   D3. fork() is bracketed so that the child inherits the default manager
- *       in a consistent state: the prepare handler pauses liburcu's call_rcu
- *       thread first (so no callback holds a manager lock), then takes the
- *       manager's writer and lock; parent and child release them.
+ *       in a consistent state: the prepare handler takes the manager's
+ *       writer, then pauses liburcu's call_rcu thread (so no callback holds
+ *       a manager lock), then takes the manager's lock; parent and child
+ *       release them. The order writer -> liburcu's call_rcu mutex -> lock
+ *       is the one reset and destroy use.
  *   D4. In the child every inherited pool is an orphan (its workers did not
  *       survive fork): it is never used for dispatch through the manager
  *       again and never joined; the child gets a fresh current pool of the
@@ -78,14 +80,15 @@ static size_t rp_env_thread_count(void) {
 /* --- fork ------------------------------------------------------------------ */
 
 static void rp_fork_prepare(void) {
+  /* writer first: a reset holds it while call_rcu() may take liburcu's
+   * call_rcu mutex (the first call_rcu of a process creates the reclaim
+   * thread under it), and rp_call_rcu_before_fork() holds that mutex. */
+  rcupool_t *m = __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
+  if (m != NULL) pthread_mutex_lock(&m->writer);
   rp_rcu_reader_ready();
   rp_call_rcu_before_fork();
   rp_rcu_fork_prepare();
-  rcupool_t *m = __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
-  if (m != NULL) {
-    pthread_mutex_lock(&m->writer);
-    pthread_mutex_lock(&m->lock);
-  }
+  if (m != NULL) pthread_mutex_lock(&m->lock);
 }
 
 static void rp_fork_parent(void) {

@@ -96,6 +96,13 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
   }
   const rcupool_pin_t *pin = rp_scope_find(m);
   if (pin != NULL) {
+    if (pin->pool_ == NULL) {
+      /* S1 broken by the caller: the pin was released inside its scope. */
+      rp_log(RCUPOOL_LOG_ERROR,
+             "parallelize: the pin of this thread's scope was unpinned "
+             "before the scope was left");
+      abort();
+    }
     if (((const struct rp_pool *)pin->pool_)->fork_orphan) {
       /* Pinned before fork(): its workers are gone in this process. */
       for (size_t i = 0; i < range; i++) task(ctx, i);

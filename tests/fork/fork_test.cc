@@ -25,10 +25,15 @@ using rcupool_test::OsThreadCount;
 using rcupool_test::Stats;
 using rcupool_test::WaitForOsThreadCount;
 
+// ThreadSanitizer cannot follow a child of a multi-threaded fork() that
+// starts threads (it ends the child, or with die_after_fork=0 aborts on
+// "dup thread with used id" when a new thread reuses a parent thread's
+// id); the plain and asan configurations run these tests.
 #if defined(__SANITIZE_THREAD__)
-// The child starts threads although the parent had several when it forked,
-// which is the case under test; TSAN would otherwise end such a child.
-extern "C" const char *__tsan_default_options() { return "die_after_fork=0"; }
+#define SKIP_UNDER_TSAN() \
+  GTEST_SKIP() << "ThreadSanitizer does not support threads in a fork child"
+#else
+#define SKIP_UNDER_TSAN() ((void)0)
 #endif
 
 namespace {
@@ -92,6 +97,7 @@ void RecordThread(void *arg, size_t) {
 }  // namespace
 
 TEST(RcupoolDefaultFork, ChildCanResetAndRunParallelWorkAtOnce) {
+  SKIP_UNDER_TSAN();
   rcupool_t *m = rcupool_default();
   ASSERT_NE(m, nullptr);
   ASSERT_EQ(rcupool_reset(m, 3), 0);
@@ -130,6 +136,7 @@ TEST(RcupoolDefaultFork, ChildCanResetAndRunParallelWorkAtOnce) {
 }
 
 TEST(RcupoolDefaultFork, PinTakenBeforeForkRunsInlineInChildAndUnpinsCleanly) {
+  SKIP_UNDER_TSAN();
   rcupool_t *m = rcupool_default();
   ASSERT_NE(m, nullptr);
   ASSERT_EQ(rcupool_reset(m, 3), 0);
@@ -175,6 +182,7 @@ TEST(RcupoolDefaultFork, PinTakenBeforeForkRunsInlineInChildAndUnpinsCleanly) {
 }
 
 TEST(RcupoolDefaultFork, ForkDuringConcurrentResetsPinsAndReadsChildAlwaysWorks) {
+  SKIP_UNDER_TSAN();
   rcupool_t *m = rcupool_default();
   ASSERT_NE(m, nullptr);
   std::atomic<bool> stop{false};
