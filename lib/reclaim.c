@@ -17,8 +17,11 @@
  *       current, no retire pending, no pin) and cannot be reused (refs is
  *       zero): the callback only unlinks and frees it.
  *   C4. After its last access to m (the unlock of m->lock) a callback
- *       touches only the pool it owns, so rcupool_destroy() may free m as
- *       soon as the pool list is empty.
+ *       touches p only if its own put was the last (it then owns p);
+ *       otherwise it touches nothing of p, which another holder may free
+ *       at once. So rcupool_destroy() may free m as soon as the pool list
+ *       is empty. (A reset may reuse p between the callback's put and its
+ *       unlock; tests/model checks this interleaving.)
  */
 #include <errno.h>
 #include <stdlib.h>
