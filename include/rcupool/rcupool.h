@@ -195,9 +195,11 @@ typedef struct rcupool_pin {
  * Returns 0, or -EINVAL when m or pin is NULL, or -EBUSY when *pin is
  * already holding a pool (unpin it first; nothing is changed).
  * Threads: any. Never blocks. Lifetime: the pool stays alive until
- * rcupool_unpin(pin). A thread that exits holding a pin leaks it: the pool
- * is then freed only by rcupool_destroy() (which returns -EBUSY until then;
- * see the README's misuse list).
+ * rcupool_unpin(pin). A pin belongs to its storage, not to a thread: any
+ * thread may unpin it. A pin whose storage is lost without an unpin (say, a
+ * thread exits holding a pin in its own stack) is leaked: its pool stays
+ * alive until the process exits, and rcupool_destroy() of its manager
+ * returns -EBUSY (see the README's misuse list).
  */
 RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
 
@@ -206,8 +208,13 @@ RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
  * already released) is a no-op logged at warning level. If this was the
  * last holder of a retired pool, the pool is handed to the reclaim thread;
  * it is never destroyed on the calling thread, so a task may unpin the pool
- * it runs on. Threads: any; one pin must not be unpinned by two threads at
- * once. Never blocks.
+ * it runs on. The pool may then be destroyed as soon as the caller of that
+ * parallel call holds nothing on it: work dispatched by
+ * rcupool_parallelize_1d() outside a scope holds a read-side section for the
+ * whole call, but a pthreadpool_parallelize_*() made directly on the pinned
+ * pthreadpool_t holds nothing, so its caller must keep a pin of its own.
+ * Threads: any; one pin must not be unpinned by two threads at once. Never
+ * blocks.
  */
 RCUPOOL_API void rcupool_unpin(rcupool_pin_t *pin);
 
