@@ -303,6 +303,10 @@ int main(int argc, char **argv) {
   rcupool_stats_t s0;
   rcupool_get_stats(m, &s0);
   atomic_store(&os_threads_peak, os_threads());
+  /* The process's threads that are not the pool's: main, any sanitizer
+   * thread, and the reclaim thread if the library has started it. */
+  const size_t start_threads = os_threads();
+  const size_t others_at_start = start_threads - (s0.threads - 1);
 
   struct executor *ex = calloc(kExecutors, sizeof *ex);
   if (ex == NULL) return 1;
@@ -372,8 +376,12 @@ int main(int argc, char **argv) {
 
   rcupool_stats_t s;
   rcupool_get_stats(m, &s);
-  /* The main thread, the library's reclaim thread, the pool's workers. */
-  const size_t expected = 1 + 1 + (s.threads - 1);
+  /* Those threads, plus the library's reclaim thread (liburcu's call_rcu
+   * thread, started by the first retire), plus the current pool's workers. */
+  const bool reclaim_started_here =
+      s0.resets == 0 && s0.pools_freed == 0 && s.resets > 0;
+  const size_t expected =
+      others_at_start + (reclaim_started_here ? 1 : 0) + (s.threads - 1);
   size_t final_threads = os_threads();
   for (int i = 0; i < 200 && final_threads != expected; i++) {
     struct timespec nap = {0, 10 * 1000 * 1000};
@@ -427,10 +435,12 @@ int main(int argc, char **argv) {
            (unsigned long long)s.pools_created,
            (unsigned long long)s.pools_freed, s.pools_alive, s.threads,
            s.threads == 1 ? "" : "s");
-    printf("         OS threads: peak %zu, final %zu (expected %zu: main + "
-           "reclaim thread + %zu workers)\n",
+    printf("         OS threads: peak %zu, final %zu (expected %zu: %zu at "
+           "start besides the pool's workers%s, + %zu pool worker%s)\n",
            atomic_load(&os_threads_peak), final_threads, expected,
-           s.threads - 1);
+           others_at_start,
+           reclaim_started_here ? ", + the library's reclaim thread" : "",
+           s.threads - 1, s.threads == 2 ? "" : "s");
     if (o.unsafe)
       printf("         unsafe way (child process): %s\n", unsafe_what);
     printf("%s\n", pass ? "PASS" : "FAIL");

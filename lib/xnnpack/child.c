@@ -23,6 +23,20 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Copies the first complete "...Sanitizer: what" line of the tail. */
+static void keep_first_report(mlp_child_result_t *r) {
+  if (r->sanitizer[0] != '\0') return;
+  const char *hit = strstr(r->tail, "Sanitizer: ");
+  if (hit == NULL) return;
+  while (hit > r->tail && hit[-1] != ' ' && hit[-1] != '\n') hit--;
+  const char *eol = strchr(hit, '\n');
+  if (eol == NULL) return; /* not complete yet */
+  size_t n = (size_t)(eol - hit);
+  if (n >= sizeof r->sanitizer) n = sizeof r->sanitizer - 1;
+  memcpy(r->sanitizer, hit, n);
+  r->sanitizer[n] = '\0';
+}
+
 int mlp_run_child(char *const argv[], double timeout_seconds,
                   mlp_child_result_t *r) {
   memset(r, 0, sizeof *r);
@@ -82,6 +96,7 @@ int mlp_run_child(char *const argv[], double timeout_seconds,
     r->tail[len] = '\0';
     if (strstr(r->tail, "AddressSanitizer: heap-use-after-free") != NULL)
       r->asan_use_after_free = 1;
+    keep_first_report(r);
   }
   fclose(err);
   return 0;
@@ -92,6 +107,10 @@ void mlp_child_describe(const mlp_child_result_t *r, char *buf, size_t n) {
     snprintf(buf, n, "hung: killed after %.1f s", r->seconds);
   else if (r->asan_use_after_free)
     snprintf(buf, n, "AddressSanitizer reported heap-use-after-free (%s %d)",
+             r->signaled ? "signal" : "exit code",
+             r->signaled ? r->term_signal : r->exit_code);
+  else if (r->sanitizer[0] != '\0')
+    snprintf(buf, n, "%s (%s %d)", r->sanitizer,
              r->signaled ? "signal" : "exit code",
              r->signaled ? r->term_signal : r->exit_code);
   else if (r->signaled)

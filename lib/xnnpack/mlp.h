@@ -74,6 +74,7 @@ typedef struct mlp_child_result {
   int term_signal;
   int timed_out;   /* still running at the timeout: killed with SIGKILL */
   int asan_use_after_free; /* its stderr has AddressSanitizer's report */
+  char sanitizer[160];     /* first sanitizer report line, "" if none */
   double seconds;  /* wall time until it ended or was killed */
   char tail[2048]; /* the last bytes of its stderr, NUL-terminated */
 } mlp_child_result_t;
