@@ -77,7 +77,7 @@ static size_t rp_env_thread_count(void) {
   return (size_t)v;
 }
 
-/* --- fork ------------------------------------------------------------------ */
+/* --- fork ----------------------------------------------------------------- */
 
 static void rp_fork_prepare(void) {
   /* writer first: a reset holds it while call_rcu() may take liburcu's

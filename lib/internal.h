@@ -1,5 +1,5 @@
 /*
- * Private: the manager's and the pool's structs, shared by the files of lib/ only.
+ * Private: the manager's and the pool's structs, shared by lib/ only.
  *
  * Reference counting (the heart of the lifetime protocol)
  *
@@ -28,6 +28,7 @@
 #define RCUPOOL_LIB_INTERNAL_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -154,11 +155,12 @@ bool rp_in_task(void);
 
 /* --- log.c ---------------------------------------------------------------- */
 
-/* Default visibility: lib/xnnpack calls it from its own target, which Bazel
- * may link as a separate shared object (tests in fastbuild); librcupool.so's
- * version script still keeps it out of the public ABI. */
+/* The library's own logging; rcupool_log() is the public twin that other
+ * components (lib/xnnpack, users' extensions) call. */
 void rp_log(rcupool_log_level_t level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), visibility("default")));
+    __attribute__((format(printf, 2, 3)));
+void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /* --- fault.c: failure injection for tests --------------------------------- */
 

@@ -27,11 +27,23 @@ static void rp_log_default(rcupool_log_level_t level, const char *message) {
 }
 
 void rp_log(rcupool_log_level_t level, const char *fmt, ...) {
-  char message[256];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(message, sizeof message, fmt, ap);
+  rp_vlog(level, fmt, ap);
   va_end(ap);
+}
+
+void rcupool_log(rcupool_log_level_t level, const char *fmt, ...) {
+  if ((unsigned)level > RCUPOOL_LOG_ERROR) level = RCUPOOL_LOG_ERROR;
+  va_list ap;
+  va_start(ap, fmt);
+  rp_vlog(level, fmt, ap);
+  va_end(ap);
+}
+
+void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
+  char message[256];
+  vsnprintf(message, sizeof message, fmt, ap);
 
   pthread_rwlock_rdlock(&hook_lock);
   if (hook_fn != NULL)

@@ -160,3 +160,11 @@ TEST(RcupoolScopeExit, WithoutEnterIsLoggedNoop) {
   rcupool_scope_exit();
   EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "no scope entered"), 1u);
 }
+
+TEST(RcupoolLog, PublicLogReachesHookAndClampsUnknownLevel) {
+  LogRecorder log;
+  rcupool_log(RCUPOOL_LOG_INFO, "extension %d says %s", 7, "hello");
+  rcupool_log(static_cast<rcupool_log_level_t>(42), "odd level");
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, "extension 7 says hello"), 1u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_ERROR, "odd level"), 1u);
+}

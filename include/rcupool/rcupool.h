@@ -32,8 +32,10 @@ extern "C" {
 
 #if defined(__GNUC__)
 #define RCUPOOL_API __attribute__((visibility("default")))
+#define RCUPOOL_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define RCUPOOL_API
+#define RCUPOOL_PRINTF(fmt, args)
 #endif
 
 /* Library version. The shared library's soname carries the major. */
@@ -318,6 +320,16 @@ typedef void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level,
  * running hook calls return.
  */
 RCUPOOL_API void rcupool_set_log(rcupool_log_fn fn, void *ctx);
+
+/*
+ * Formats a message (printf-style, truncated to 255 bytes) and passes it to
+ * the process-wide log hook, so that components built on rcupool (its
+ * XNNPACK backend, a runtime's extensions) log where rcupool logs. A level
+ * outside the enum is treated as RCUPOOL_LOG_ERROR.
+ * Threads: any but a log hook. Never blocks for long.
+ */
+RCUPOOL_API void rcupool_log(rcupool_log_level_t level, const char *fmt, ...)
+    RCUPOOL_PRINTF(2, 3);
 
 #ifdef __cplusplus
 } /* extern "C" */

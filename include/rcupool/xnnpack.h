@@ -72,8 +72,9 @@ RCUPOOL_API int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
  * Returns 0, -EINVAL (rt NULL, or values NULL with n > 0) or a mapped
  * XNNPACK error. Threads: the runtime's user. Blocks: no.
  */
-RCUPOOL_API int rcupool_xnn_runtime_setup(rcupool_xnn_runtime_t *rt, size_t n,
-                                          const struct xnn_external_value *values);
+RCUPOOL_API int rcupool_xnn_runtime_setup(
+    rcupool_xnn_runtime_t *rt, size_t n,
+    const struct xnn_external_value *values);
 
 /*
  * Runs the runtime once (xnn_invoke_runtime()) inside the scope of its pin:

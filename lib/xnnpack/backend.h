@@ -6,8 +6,8 @@
 
 #include <xnnpack.h>
 
+#include <rcupool/rcupool.h>
 #include <rcupool/xnnpack.h>
-#include "lib/internal.h"   /* rp_log, the tsan.h helpers */
 
 /* Logs "xnnpack: <call> failed ..." at error level and returns the mapped
  * negative errno of status (status must not be xnn_status_success). rt is

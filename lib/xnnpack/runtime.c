@@ -74,7 +74,7 @@ int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
   if (err != 0) return err;
   struct rcupool_xnn_runtime *rt = calloc(1, sizeof *rt);
   if (rt == NULL) {
-    rp_log(RCUPOOL_LOG_ERROR, "xnnpack: runtime_create: out of memory");
+    rcupool_log(RCUPOOL_LOG_ERROR, "xnnpack: runtime_create: out of memory");
     return -ENOMEM;
   }
   err = rp_xnn_plan(m, sg, xnn_flags, &rt->pin, &rt->xnn);
@@ -84,11 +84,11 @@ int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
   }
   rt->manager = m;
   rt->flags = xnn_flags;
-  rp_log(RCUPOOL_LOG_DEBUG,
-         "xnnpack: runtime %p created on a pool of %zu threads "
-         "(generation %llu)",
-         (void *)rt, rcupool_pin_threads(&rt->pin),
-         (unsigned long long)rcupool_pin_generation(&rt->pin));
+  rcupool_log(RCUPOOL_LOG_DEBUG,
+              "xnnpack: runtime %p created on a pool of %zu threads "
+              "(generation %llu)",
+              (void *)rt, rcupool_pin_threads(&rt->pin),
+              (unsigned long long)rcupool_pin_generation(&rt->pin));
   *out = rt;
   return 0;
 }
@@ -123,19 +123,19 @@ int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
   xnn_runtime_t xnn = NULL;
   int err = rp_xnn_plan(rt->manager, sg, rt->flags, &pin, &xnn);
   if (err != 0) {
-    rp_log(RCUPOOL_LOG_ERROR,
-           "xnnpack: runtime %p: refresh failed (%d); it stays on its pool "
-           "of %zu threads",
-           (void *)rt, err, rcupool_pin_threads(&rt->pin));
+    rcupool_log(RCUPOOL_LOG_ERROR,
+                "xnnpack: runtime %p: refresh failed (%d); it stays on its "
+                "pool of %zu threads",
+                (void *)rt, err, rcupool_pin_threads(&rt->pin));
     return err;
   }
-  rp_log(RCUPOOL_LOG_DEBUG,
-         "xnnpack: runtime %p refreshed from a pool of %zu threads "
-         "(generation %llu) to one of %zu (generation %llu)",
-         (void *)rt, rcupool_pin_threads(&rt->pin),
-         (unsigned long long)rcupool_pin_generation(&rt->pin),
-         rcupool_pin_threads(&pin),
-         (unsigned long long)rcupool_pin_generation(&pin));
+  rcupool_log(RCUPOOL_LOG_DEBUG,
+              "xnnpack: runtime %p refreshed from a pool of %zu threads "
+              "(generation %llu) to one of %zu (generation %llu)",
+              (void *)rt, rcupool_pin_threads(&rt->pin),
+              (unsigned long long)rcupool_pin_generation(&rt->pin),
+              rcupool_pin_threads(&pin),
+              (unsigned long long)rcupool_pin_generation(&pin));
   rp_xnn_release(rt->xnn, &rt->pin);
   rt->xnn = xnn;
   rt->pin = pin;

@@ -52,8 +52,9 @@ static const char *rp_xnn_status_name(enum xnn_status status) {
 
 int rp_xnn_fail(const char *call, enum xnn_status status, const void *rt) {
   int err = rcupool_xnn_errno(status);
-  rp_log(RCUPOOL_LOG_ERROR, "xnnpack: %s failed (runtime %p): %s (status %d, "
-         "returned as errno %d)", call, rt, rp_xnn_status_name(status),
-         (int)status, -err);
+  rcupool_log(RCUPOOL_LOG_ERROR,
+              "xnnpack: %s failed (runtime %p): %s (status %d, returned as "
+              "errno %d)",
+              call, rt, rp_xnn_status_name(status), (int)status, -err);
   return err;
 }
