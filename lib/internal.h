@@ -148,6 +148,11 @@ bool rp_reclaim_in_callback(void);
 /* True inside a read-side section of the calling thread. */
 bool rp_read_ongoing(void);
 
+/* rcupool_read_lock()/unlock() for the library's own use: direct calls,
+ * never through the PLT of the shared library. */
+void rp_read_lock(void);
+void rp_read_unlock(void);
+
 /* --- parallel.c ----------------------------------------------------------- */
 
 /* True on a thread that is running a task dispatched by rcupool. */
@@ -188,5 +193,12 @@ int rp_manager_init(rcupool_t *m, size_t default_threads);
 /* Abandons every pool of m after fork() in the child and publishes a fresh
  * one (default.c). Returns 0 or a negative errno. */
 int rp_manager_after_fork_child(rcupool_t *m);
+
+/* The layout rcupool/inline.h reads (see there). */
+#include <stddef.h>
+_Static_assert(offsetof(struct rcupool, current) == 0, "inline.h layout");
+_Static_assert(offsetof(struct rp_pool, canary) == 0, "inline.h layout");
+_Static_assert(offsetof(struct rp_pool, tp) == sizeof(uint64_t),
+               "inline.h layout");
 
 #endif /* RCUPOOL_LIB_INTERNAL_H */

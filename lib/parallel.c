@@ -111,9 +111,9 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
     rp_dispatch(pin->threadpool_, pin->threads_, task, ctx, range, flags);
     return 0;
   }
-  rcupool_read_lock();
+  rp_read_lock();
   struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
   rp_dispatch(p->tp, p->threads, task, ctx, range, flags);
-  rcupool_read_unlock();
+  rp_read_unlock();
   return 0;
 }

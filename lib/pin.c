@@ -26,11 +26,11 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
     rp_log(RCUPOOL_LOG_WARN, "pin: pin %p already holds a pool", (void *)pin);
     return -EBUSY;
   }
-  rcupool_read_lock();
+  rp_read_lock();
   struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
   size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
   uint64_t gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
-  rcupool_read_unlock();
+  rp_read_unlock();
   if (__builtin_expect(old == 0, 0)) {
     fprintf(stderr, "rcupool: pin: pool %p reached from a section at refs 0\n",
             (void *)p);

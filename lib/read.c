@@ -14,15 +14,26 @@
  */
 #include "internal.h"
 
-void rcupool_read_lock(void) {
+void rp_read_lock(void) {
   rp_rcu_reader_ready();
   rp_rcu_read_lock_raw();
 }
 
-void rcupool_read_unlock(void) {
+void rp_read_unlock(void) {
   RP_TSAN_GP_RELEASE();
   rp_rcu_read_unlock_raw();
 }
+
+void rcupool_read_lock(void) { rp_read_lock(); }
+
+void rcupool_read_unlock(void) { rp_read_unlock(); }
+
+#if defined(RCUPOOL_URCU_BP)
+/* rcupool/inline.h refers to this symbol so that code inlining urcu-bp's
+ * read side cannot link against a library built with another flavour. */
+RCUPOOL_API void rcupool_abi_urcu_bp_v0(void);
+void rcupool_abi_urcu_bp_v0(void) {}
+#endif
 
 bool rp_read_ongoing(void) { return rp_rcu_read_ongoing() != 0; }
 

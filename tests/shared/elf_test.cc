@@ -42,17 +42,19 @@ std::set<std::string> DefinedDynamicSymbols(const char *file) {
   return names;
 }
 
-// Every function the public header declares with RCUPOOL_API.
+// Every function the public headers of librcupool declare with RCUPOOL_API.
 std::set<std::string> PublicApi() {
-  std::ifstream in(kPublicHeader);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
-  std::regex decl(R"(RCUPOOL_API\s+[^;(]*?\b(rcupool_\w+)\s*\()");
   std::set<std::string> names;
-  for (std::sregex_iterator it(s.begin(), s.end(), decl), end; it != end;
-       ++it)
-    names.insert((*it)[1]);
+  for (const char *header : {kPublicHeader, kInlineHeader}) {
+    std::ifstream in(header);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string s = text.str();
+    std::regex decl(R"(RCUPOOL_API\s+[^;(]*?\b(rcupool_\w+)\s*\()");
+    for (std::sregex_iterator it(s.begin(), s.end(), decl), end; it != end;
+         ++it)
+      names.insert((*it)[1]);
+  }
   return names;
 }
 

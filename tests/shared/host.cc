@@ -27,6 +27,7 @@ const char kBindingsStatic[] = "tests/shared/libext_bindings_static.so";
 const char kTrainingStatic[] = "tests/shared/libext_training_static.so";
 const char kCheckTool[] = "tools/check_one_definer";
 const char kPublicHeader[] = "include/rcupool/rcupool.h";
+const char kInlineHeader[] = "include/rcupool/inline.h";
 
 static const char kChildEnv[] = "RCUPOOL_HOST_TEST_CHILD";
 

@@ -18,6 +18,7 @@ extern const char kBindingsStatic[];   // extension linking the static library
 extern const char kTrainingStatic[];   // extension linking the static library
 extern const char kCheckTool[];        // tools/check_one_definer
 extern const char kPublicHeader[];     // include/rcupool/rcupool.h
+extern const char kInlineHeader[];     // include/rcupool/inline.h
 
 // Threads of this process, from /proc/self/task.
 size_t OsThreadCount();

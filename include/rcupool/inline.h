@@ -1,0 +1,99 @@
+/*
+ * rcupool/inline.h: the read side inlined into the caller.
+ *
+ *   rcupool_read_lock_inline(), rcupool_current_inline(m),
+ *   rcupool_read_unlock_inline()
+ *
+ * Same contract as rcupool_read_lock(), rcupool_current() and
+ * rcupool_read_unlock() (rcupool.h), and interchangeable with them: a
+ * section may be entered with one and left with the other. What changes is
+ * the cost: three calls into the library become liburcu-bp's inline
+ * read-side fast path and two loads in the caller's code.
+ *
+ * The price of including this header:
+ *   - it defines _LGPL_SOURCE and includes liburcu-bp's headers, which
+ *     inlines liburcu's LGPL-2.1 code into the caller's object files;
+ *   - it relies on the first fields of the manager and pool structs (the
+ *     library asserts that layout at build time; it is part of the ABI of
+ *     the soname's major version);
+ *   - it needs a library built with the urcu-bp flavour (the default): the
+ *     header references rcupool_abi_urcu_bp_v0, which only such a build
+ *     defines, so a mismatch fails at link time rather than at run time.
+ * The functions call the out-of-line versions instead under ThreadSanitizer
+ * (which needs the library's annotations), under AddressSanitizer builds
+ * (their UBSan rejects liburcu-bp's own reader struct, declared 128-byte
+ * aligned but allocated at 32-byte steps), with RCUPOOL_URCU_MEMB defined
+ * (Bazel defines it for the memb flavour), or when the includer defines
+ * RCUPOOL_INLINE_OUT_OF_LINE.
+ *
+ * Threads: any, no registration. Never blocks.
+ */
+#ifndef RCUPOOL_INLINE_H
+#define RCUPOOL_INLINE_H
+
+#include <rcupool/rcupool.h>
+
+#if !defined(RCUPOOL_INLINE_OUT_OF_LINE)
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || \
+    defined(RCUPOOL_URCU_MEMB)
+#define RCUPOOL_INLINE_OUT_OF_LINE 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define RCUPOOL_INLINE_OUT_OF_LINE 1
+#endif
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The leading fields of the library's structs that the inline path reads.
+ * lib/internal.h asserts that they match. Not for any other use. */
+struct rcupool_pool_head_ {
+  uint64_t canary_;
+  pthreadpool_t threadpool_;
+};
+struct rcupool_head_ {
+  struct rcupool_pool_head_ *current_;
+};
+
+#if defined(RCUPOOL_INLINE_OUT_OF_LINE)
+
+static inline void rcupool_read_lock_inline(void) { rcupool_read_lock(); }
+static inline void rcupool_read_unlock_inline(void) { rcupool_read_unlock(); }
+static inline pthreadpool_t rcupool_current_inline(rcupool_t *m) {
+  return rcupool_current(m);
+}
+
+#else
+
+#ifndef _LGPL_SOURCE
+#define _LGPL_SOURCE
+#endif
+#include <urcu/urcu-bp.h>
+
+RCUPOOL_API void rcupool_abi_urcu_bp_v0(void);
+/* A relocation against the flavour's symbol in every object that inlines. */
+__attribute__((used)) static void (*const rcupool_inline_requires_bp_)(void) =
+    rcupool_abi_urcu_bp_v0;
+
+static inline void rcupool_read_lock_inline(void) { urcu_bp_read_lock(); }
+
+static inline void rcupool_read_unlock_inline(void) { urcu_bp_read_unlock(); }
+
+static inline pthreadpool_t rcupool_current_inline(rcupool_t *m) {
+  const struct rcupool_pool_head_ *p;
+  if (m == NULL) return NULL;
+  p = __atomic_load_n(&((const struct rcupool_head_ *)(const void *)m)->current_,
+                      __ATOMIC_ACQUIRE);
+  return p != NULL ? p->threadpool_ : NULL;
+}
+
+#endif /* RCUPOOL_INLINE_OUT_OF_LINE */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* RCUPOOL_INLINE_H */
