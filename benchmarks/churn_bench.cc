@@ -179,10 +179,6 @@ void BM_Churn(benchmark::State &state) {
   if (policy == 0) {
     auto r = std::make_unique<RcupoolChurner>();
     if (!r->ok()) return state.SkipWithError("rcupool_create failed");
-    // Start the library's reclaim thread before the baseline is taken.
-    r->Reset(2);
-    r->Reset(1);
-    r->Settle();
     c = std::move(r);
   } else {
     c = std::make_unique<BaselineChurner>(
@@ -260,6 +256,18 @@ int main(int argc, char **argv) {
       timeline = argv[i] + sizeof kFlag - 1;
     else
       args.push_back(argv[i]);
+  }
+  // Start liburcu's call_rcu thread (the library's reclaim thread, which
+  // lives until exit) before any policy runs, so that every policy's start
+  // count includes it whatever the order of the runs.
+  {
+    rcupool_options_t opts{};
+    opts.threads = 1;
+    rcupool_t *m = nullptr;
+    if (rcupool_create(&opts, &m) != 0) return 1;
+    rcupool_reset(m, 2);
+    rcupool_barrier(m);
+    rcupool_destroy(m);
   }
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());

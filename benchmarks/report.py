@@ -29,14 +29,18 @@ class Runs:
                 continue
             with open(os.path.join(directory, name)) as f:
                 data = json.load(f)
-            self.context.setdefault(name[:-5], data.get("context", {}))
+            stem = name[:-5]
+            self.context.setdefault(stem, data.get("context", {}))
+            # Programs built twice (static and shared rcupool) share run
+            # names: the shared build's are prefixed with "shared:".
+            prefix = "shared:" if stem.endswith("_shared") else ""
             for b in data["benchmarks"]:
                 if b.get("run_type") != "iteration":
                     continue
                 if b.get("error_occurred"):
                     sys.exit("%s: %s: %s" % (name, b["run_name"],
                                               b.get("error_message")))
-                self.rows.setdefault(b["run_name"], []).append(b)
+                self.rows.setdefault(prefix + b["run_name"], []).append(b)
 
     def get(self, run_name):
         if run_name not in self.rows:
@@ -44,9 +48,23 @@ class Runs:
         return self.rows[run_name]
 
     def ns(self, run_name, field="real_time"):
-        """Median time of one iteration, in ns."""
-        return statistics.median(
-            b[field] * UNIT_NS[b["time_unit"]] for b in self.get(run_name))
+        """Median time of one iteration, in ns.
+
+        With T threads, Google Benchmark divides wall time by the
+        iterations of all T threads; multiplying by T gives the wall time
+        each thread spends per operation. CPU time is already per
+        operation (summed over threads, divided by all iterations).
+        """
+        def one(b):
+            t = b[field] * UNIT_NS[b["time_unit"]]
+            return t * b.get("threads", 1) if field == "real_time" else t
+        return statistics.median(one(b) for b in self.get(run_name))
+
+    def spread(self, run_name):
+        """Fastest and slowest repetition, in ns (wall time)."""
+        ts = [b["real_time"] * UNIT_NS[b["time_unit"]] * b.get("threads", 1)
+              for b in self.get(run_name)]
+        return min(ts), max(ts)
 
     def counter(self, run_name, key, how=statistics.median):
         return how(b[key] for b in self.get(run_name))
@@ -124,8 +142,8 @@ def main():
       ", ".join("/".join("%.1f" % x for x in l) for l in loads))
     w("| build | `bazel build -c opt`, rcupool linked statically, liburcu-bp |")
     w("| figures | median over %d repetitions, randomly interleaved; "
-      "wall time per operation per thread |" % r.reps(read_name(
-          "Read_Rcupool", 1)))
+      "wall time per operation, as seen by each thread |" % r.reps(
+          read_name("Read_Rcupool", 1)))
     w("")
     w("The machine is small and shared: absolute times move from run to "
       "run, ratios between rows of one run are what this file claims.")
@@ -142,38 +160,44 @@ def main():
                      verdict(ratio, target, higher_is_better),
                      "-" if cpu_ratio is None else "%.2fx" % cpu_ratio))
 
-    def cpu(fn, t):
-        return r.ns(read_name(fn, t), "cpu_time")
+    def cpu(fn, t, prefix=""):
+        return r.ns(prefix + read_name(fn, t), "cpu_time")
 
     read = {}
-    for t in (1, 2):
-        ours = r.ns(read_name("Read_Rcupool", t))
-        bare = r.ns(read_name("Read_BareUrcu", t))
-        mutex = r.ns(read_name("Read_MutexGetter", t))
-        read[t] = (ours, bare, mutex)
-        add("read section, %d thread%s" % (t, "s" if t > 1 else ""), ours,
-            "bare liburcu", bare, ours / bare, "<= 1.5x", 1.5, False,
-            cpu("Read_Rcupool", t) / cpu("Read_BareUrcu", t))
-        add("read section vs mutex getter, %d thread%s" %
-            (t, "s" if t > 1 else ""), ours, "mutex", mutex, mutex / ours,
-            ">= %dx faster" % (4 if t == 1 else 20), 4 if t == 1 else 20,
-            True, cpu("Read_MutexGetter", t) / cpu("Read_Rcupool", t))
     pin = {}
-    for t in (1, 2):
-        ours = r.ns(read_name("Pin_Rcupool", t))
-        ref = r.ns(read_name("Read_AtomicRefcount", t))
-        pin[t] = (ours, ref)
-        if t == 1:
-            add("pin + unpin, 1 thread", ours, "atomic refcount", ref,
-                ours / ref, "<= 1.0x", 1.0, False,
-                cpu("Pin_Rcupool", 1) / cpu("Read_AtomicRefcount", 1))
-        else:
-            rows.append(("pin + unpin, 2 threads", fmt_ns(ours),
-                         "atomic refcount %s" % fmt_ns(ref),
-                         "%.2fx" % (ours / ref), "report",
-                         "2 threads / 1 thread: %.2fx" % (ours / pin[1][0]),
-                         "%.2fx" % (cpu("Pin_Rcupool", 2) /
-                                    cpu("Read_AtomicRefcount", 2))))
+    for prefix, how in (("", "static"), ("shared:", "librcupool.so")):
+        for t in (1, 2):
+            ts = "%d thread%s, %s" % (t, "s" if t > 1 else "", how)
+            ours = r.ns(prefix + read_name("Read_Rcupool", t))
+            bare = r.ns(prefix + read_name("Read_BareUrcu", t))
+            mutex = r.ns(prefix + read_name("Read_MutexGetter", t))
+            read[prefix, t] = (ours, bare, mutex)
+            add("read section, " + ts, ours, "bare liburcu", bare,
+                ours / bare, "<= 1.5x", 1.5, False,
+                cpu("Read_Rcupool", t, prefix) /
+                cpu("Read_BareUrcu", t, prefix))
+            add("read section vs mutex getter, " + ts, ours, "mutex", mutex,
+                mutex / ours, ">= %dx faster" % (4 if t == 1 else 20),
+                4 if t == 1 else 20, True,
+                cpu("Read_MutexGetter", t, prefix) /
+                cpu("Read_Rcupool", t, prefix))
+        for t in (1, 2):
+            ours = r.ns(prefix + read_name("Pin_Rcupool", t))
+            ref = r.ns(prefix + read_name("Read_AtomicRefcount", t))
+            pin[prefix, t] = (ours, ref)
+            if t == 1:
+                add("pin + unpin, 1 thread, " + how, ours, "atomic refcount",
+                    ref, ours / ref, "<= 1.0x", 1.0, False,
+                    cpu("Pin_Rcupool", 1, prefix) /
+                    cpu("Read_AtomicRefcount", 1, prefix))
+            else:
+                rows.append((
+                    "pin + unpin, 2 threads, " + how, fmt_ns(ours),
+                    "atomic refcount %s" % fmt_ns(ref),
+                    "%.2fx" % (ours / ref), "report",
+                    "2 threads / 1 thread: %.2fx" % (ours / pin[prefix, 1][0]),
+                    "%.2fx" % (cpu("Pin_Rcupool", 2, prefix) /
+                               cpu("Read_AtomicRefcount", 2, prefix))))
     for arg, what in ((0, "1024 tiny tasks"), (1, "32 tasks of ~10 us")):
         ours = r.ns("BM_Dispatch_Rcupool/spin:%d/real_time" % arg)
         ref = r.ns("BM_Dispatch_Pthreadpool/spin:%d/real_time" % arg)
@@ -186,10 +210,12 @@ def main():
                  "%.2fx" % (xnn_ours / xnn_raw), "report",
                  "same pool, same graph", "-"))
     for n in (2, 4, 8):
-        create = r.ns("BM_Create_Pthreadpool/%d/iterations:20/manual_time" % n)
-        reset = r.ns("BM_Reset_NewSize/%d/iterations:20/manual_time" % n)
-        add("reset 1 -> %d (new size)" % n, reset, "pthreadpool_create",
-            create, reset / create, "<= 1.1x", 1.1, False)
+        name = "BM_Reset_NewSize/%d/iterations:20/manual_time" % n
+        reset = r.ns(name)
+        create = r.counter(name, "paired_create_us") * 1e3
+        add("reset 1 -> %d (new size)" % n, reset,
+            "pthreadpool_create (paired)", create,
+            r.counter(name, "reset_over_create"), "<= 1.1x", 1.1, False)
     for n in (2, 4, 8):
         create = r.ns("BM_Create_Pthreadpool/%d/iterations:20/manual_time" % n)
         reuse = r.ns(
@@ -306,7 +332,7 @@ def main():
         t1 = r.ns(read_name(fn, 1))
         t2 = r.ns(read_name(fn, 2))
         w("| %s | %s | %s | %.2f | %.2f | %s | %s |" % (
-            label, fmt_ns(t1), fmt_ns(t2), t1 / read[1][0], t2 / read[2][0],
+            label, fmt_ns(t1), fmt_ns(t2), t1 / read["", 1][0], t2 / read["", 2][0],
             fmt_ns(cpu(fn, 1)), fmt_ns(cpu(fn, 2))))
     w("")
     w("### Dispatch on the manager's 2-thread pool")
@@ -346,49 +372,116 @@ def main():
         m = row[0]
         if m.startswith("read section,"):
             t = 1 if "1 thread" in m else 2
-            three = r.ns(read_name("Read_BareUrcuThreeCalls", t))
-            w("- **%s**: %s (%s in CPU time). `rcupool_read_lock`, "
-              "`rcupool_current` and `rcupool_read_unlock` are three calls "
-              "into the library; the bare row is liburcu's fast path "
-              "inlined into the caller. The same bare section split into "
-              "three calls that are not inlined costs %s here (%.2fx the "
-              "inlined one, %.2fx rcupool's): the gap is the call shape, "
-              "not rcupool's protocol, whose read does the bare row's work. "
-              "A fast path inline in the public header (liburcu's "
-              "`_LGPL_SOURCE` read lock/unlock and an inline load of the "
-              "current pool) would make rcupool's read the bare row; it "
-              "would also put liburcu's LGPL code and TLS symbols into "
-              "every caller, which is a license and ABI decision." % (
-                  m, row[3], row[6], fmt_ns(three),
-                  three / read[t][1], three / read[t][0]))
+            prefix = "shared:" if m.endswith("librcupool.so") else ""
+            ours, bare, mutex = read[prefix, t]
+            three = r.ns(prefix + read_name("Read_BareUrcuThreeCalls", t))
+            text = ("- **%s**: %s (%s in CPU time). rcupool's read is three "
+                    "calls into the library (`rcupool_read_lock`, "
+                    "`rcupool_current`, `rcupool_read_unlock`); the bare row "
+                    "is liburcu's fast path inlined into the caller. The "
+                    "bare section split into three calls that are not "
+                    "inlined costs %s in this program: of the %s between "
+                    "the bare row and rcupool's, %s is the call shape." % (
+                        m, row[3], row[6], fmt_ns(three),
+                        fmt_ns(ours - bare), fmt_ns(three - bare)))
+            if prefix:
+                text += (" Through librcupool.so most of the rest is the "
+                         "shared-library boundary: calls through the PLT "
+                         "and above all thread-local storage: the library "
+                         "is position-"
+                         "independent code, so each access to liburcu's "
+                         "per-thread reader state calls `__tls_get_addr` "
+                         "(general-dynamic model) instead of one "
+                         "`%%fs`-relative load; the static build's read (the "
+                         "previous program of this run) cost %s." % (
+                             fmt_ns(read["", t][0])))
+            text += (" Reaching the target needs the read inline in the "
+                     "caller: liburcu's `_LGPL_SOURCE` lock/unlock and a "
+                     "load of the current pool in the public header, which "
+                     "would make rcupool's read the bare row, and would put "
+                     "liburcu's LGPL code and TLS symbols into every "
+                     "caller (a license and ABI decision, not taken here).")
+            w(text)
         elif m.startswith("read section vs mutex"):
             t = 1 if "1 thread" in m else 2
+            prefix = "shared:" if m.endswith("librcupool.so") else ""
+            ours, bare, mutex = read[prefix, t]
             w("- **%s**: %s faster (%s in CPU time), target %s. The getter "
-              "costs %s, rcupool's read %s. A header-inline read (the bare "
+              "costs %s, rcupool's read %s. An inline read (the bare "
               "liburcu row, %s) would be %.1fx faster than the getter. %s" % (
                   m, row[3], row[6], row[4], row[2], row[1],
-                  fmt_ns(read[t][1]), read[t][2] / read[t][1],
+                  fmt_ns(bare), mutex / bare,
                   "At 2 threads the getter is only as slow as the two "
                   "threads really contend: on 2 loaded cores they seldom "
                   "run at the same instant." if t == 2 else ""))
         elif m.startswith("pin + unpin"):
-            w("- **%s**: %s. A pin is a read-side section (two library "
-              "calls) plus the same two atomic read-modify-writes the "
-              "refcount does (increment on pin, decrement on unpin), plus "
-              "filling the caller's pin record; the refcount row is the two "
-              "atomics alone. The section is what makes the pin safe "
-              "against a concurrent reset (the increment can never start "
-              "from zero); it costs what the read row costs." % (m, row[3]))
+            prefix = "shared:" if m.endswith("librcupool.so") else ""
+            ours, ref = pin[prefix, 1]
+            w("- **%s**: %s (%s in CPU time). A pin is a read-side section "
+              "(entered inside the library) plus the same two atomic "
+              "read-modify-writes the refcount does (increment on pin, "
+              "decrement on unpin) and filling the caller's pin record. For "
+              "scale, in this program: refcount %s, rcupool's read section "
+              "%s, pin + unpin %s. The section is what makes the pin safe "
+              "against a concurrent reset (its increment never starts from "
+              "zero); a cheaper read path (below) shrinks the pin with it." %
+              (m, row[3], row[6], fmt_ns(ref), fmt_ns(read[prefix, 1][0]),
+               fmt_ns(ours)))
         elif m.startswith("dispatch"):
-            w("- **%s**: %s (%s vs %s). On 2 busy cores a dispatch of "
-              "this size is dominated by when the worker thread gets "
-              "scheduled; rcupool adds one read-side section and one "
-              "trampoline call per tile." % (m, row[3], row[1], row[2]))
+            arg = 0 if "tiny" in m else 1
+            lo, hi = r.spread("BM_Dispatch_Pthreadpool/spin:%d/real_time" % arg)
+            slo, shi = r.spread(
+                "BM_Dispatch_RcupoolScoped/spin:%d/real_time" % arg)
+            w("- **%s**: %s (%s vs %s). rcupool adds one read-side section "
+              "and one trampoline call per tile to pthreadpool's work, "
+              "nanoseconds against a call this size; the repetitions of the "
+              "pthreadpool row alone ranged %s to %s, and the same dispatch "
+              "inside a scope (no section at all) %s to %s: on 2 shared "
+              "cores, when the worker thread gets a core decides this row." %
+              (m, row[3], row[1], row[2], fmt_ns(lo), fmt_ns(hi), fmt_ns(slo),
+               fmt_ns(shi)))
         elif m.startswith("reset 1 ->"):
-            w("- **%s**: %s. A reset is a `pthreadpool_create` plus a "
-              "publish (~1 us, see the reuse rows); thread start-up on a "
-              "2-core machine under load varies by more than that between "
-              "repetitions." % (m, row[3]))
+            n = int(m.split("-> ")[1].split(" ")[0])
+            name = "BM_Reset_NewSize/%d/iterations:20/manual_time" % n
+            ratios = [b["reset_over_create"] for b in r.get(name)]
+            w("- **%s**: %s (median of the per-repetition ratios %s). A "
+              "reset is a `pthreadpool_create` plus a publish (~1 us, the "
+              "reuse rows) and a `call_rcu`; thread start-up on this "
+              "machine varies by more than the 10%% margin between "
+              "repetitions (the unpaired `pthreadpool_create(%d)` row "
+              "ranged %s to %s)." % (
+                  m, row[3], ", ".join("%.2f" % x for x in sorted(ratios)),
+                  n, fmt_ns(r.spread("BM_Create_Pthreadpool/%d/iterations:"
+                                     "20/manual_time" % n)[0]),
+                  fmt_ns(r.spread("BM_Create_Pthreadpool/%d/iterations:"
+                                  "20/manual_time" % n)[1])))
+        elif m.startswith("reset (create) while"):
+            lo0, hi0 = r.spread("BM_Reset_NewSizeUnderReader/reader:0/"
+                                "iterations:20/manual_time")
+            lo1, hi1 = r.spread("BM_Reset_NewSizeUnderReader/reader:1/"
+                                "iterations:20/manual_time")
+            w("- **%s**: %s. This row times a reset that starts 2 threads, "
+              "so it carries thread start-up noise: over the repetitions "
+              "it ranged %s to %s with the reader and %s to %s without. A "
+              "reset that waited for the reader would take up to 100 ms. "
+              "The reuse row below it times the publish alone and shows "
+              "whether a reset waits." % (
+                  m, row[3], fmt_ns(lo1), fmt_ns(hi1), fmt_ns(lo0),
+                  fmt_ns(hi0)))
+        elif m.startswith("reset (reuse) while"):
+            lo0, hi0 = r.spread("BM_Reset_KeptSizeUnderReader/reader:0/"
+                                "iterations:2000/manual_time")
+            lo1, hi1 = r.spread("BM_Reset_KeptSizeUnderReader/reader:1/"
+                                "iterations:2000/manual_time")
+            w("- **%s**: %s. The publish alone, under a reader that holds "
+              "its section through all 2000 resets of a repetition: it "
+              "ranged %s to %s with the reader and %s to %s without, a "
+              "difference of nanoseconds where waiting for the reader "
+              "would cost up to 100 ms. While the reader holds, every "
+              "retire's callback stays queued, so this row also covers a "
+              "growing call_rcu queue." % (
+                  m, row[3], fmt_ns(lo1), fmt_ns(hi1), fmt_ns(lo0),
+                  fmt_ns(hi0)))
         else:
             w("- **%s**: %s, target %s." % (m, row[3], row[4]))
     w("")
