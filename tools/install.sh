@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs rcupool for builds that do not use Bazel (CMake, Make, ...):
 #
-#   PREFIX/include/rcupool/rcupool.h
+#   PREFIX/include/rcupool/rcupool.h, inline.h    (inline.h: next to rcupool.h)
 #   PREFIX/lib/librcupool.so.MAJOR.MINOR.PATCH      the library
 #   PREFIX/lib/librcupool.so.MAJOR -> ...so.MAJOR.MINOR.PATCH   (its SONAME)
 #   PREFIX/lib/librcupool.so -> librcupool.so.MAJOR             (for -lrcupool)
@@ -81,6 +81,10 @@ fi
 
 mkdir -p "$prefix/include/rcupool" "$libdir/pkgconfig"
 install -m 0644 "$header" "$prefix/include/rcupool/rcupool.h"
+inline_header="$(dirname "$header")/inline.h"
+if [ -f "$inline_header" ]; then
+  install -m 0644 "$inline_header" "$prefix/include/rcupool/inline.h"
+fi
 install -m 0755 "$library" "$libdir/$real"
 ln -sfn "$real" "$libdir/$soname"
 ln -sfn "$soname" "$libdir/librcupool.so"

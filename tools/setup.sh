@@ -18,6 +18,7 @@ libxnnpack-dev
 libgtest-dev
 libbenchmark-dev
 pkg-config
+python3
 spin
 gnuplot-nox
 valgrind

@@ -12,7 +12,8 @@
  *
  * The price of including this header:
  *   - it defines _LGPL_SOURCE and includes liburcu-bp's headers, which
- *     inlines liburcu's LGPL-2.1 code into the caller's object files;
+ *     inlines liburcu's LGPL-2.1 code into the caller's object files, and
+ *     the caller links -lurcu-bp itself (Bazel's //:rcupool carries it);
  *   - it relies on the first fields of the manager and pool structs (the
  *     library asserts that layout at build time; it is part of the ABI of
  *     the soname's major version);

@@ -16,6 +16,7 @@ tools/install.sh --prefix "$prefix"
 # link and the development link, and the pkg-config file.
 lib="$prefix/lib"
 [ -f "$prefix/include/rcupool/rcupool.h" ] || fail "no header"
+[ -f "$prefix/include/rcupool/inline.h" ] || fail "no inline.h"
 real=$(cd "$lib" && ls librcupool.so.*.*.*)
 [ -f "$lib/$real" ] && [ ! -L "$lib/$real" ] || fail "no library file"
 [ -L "$lib/librcupool.so.0" ] || fail "librcupool.so.0 is not a link"
