@@ -50,6 +50,21 @@ run reset_bench "$reps"
 # Thread counts are exact; three runs show they repeat.
 run churn_bench 3 --timeline_out="$timeline"
 
+# The raw JSON names the binary by its path in Bazel's output base: keep
+# only its name, so the committed files hold no path of this machine.
+python3 - "$out"/*.json <<'PY'
+import json, os, sys
+for path in sys.argv[1:]:
+    with open(path) as f:
+        data = json.load(f)
+    ctx = data.get("context", {})
+    if "executable" in ctx:
+        ctx["executable"] = os.path.basename(ctx["executable"])
+    with open(path, "w") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+PY
+
 model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [ -n "$(git status --porcelain -- lib include benchmarks/*.cc \
@@ -60,6 +75,7 @@ python3 benchmarks/report.py --results "$out" --out benchmarks/RESULTS.md \
   --commit "$commit" --date "$(date -u '+%Y-%m-%d %H:%M UTC')" \
   --model "${model:-unknown}"
 cp "$timeline" "$out/churn_timeline.dat"
+chmod 644 "$out/churn_timeline.dat"
 gnuplot -e "datafile='$timeline'; outfile='benchmarks/churn.png'; \
 $(python3 benchmarks/report.py --results "$out" --gnuplot-vars)" \
   benchmarks/churn.gp
