@@ -453,17 +453,24 @@ def main():
             n = int(m.split("-> ")[1].split(" ")[0])
             name = "BM_Reset_NewSize/%d/iterations:20/manual_time" % n
             ratios = [b["reset_over_create"] for b in r.get(name)]
-            w("- **%s**: %s (median of the per-repetition ratios %s). A "
-              "reset is a `pthreadpool_create` plus a publish (~1 us, the "
-              "reuse rows) and a `call_rcu`; thread start-up on this "
-              "machine varies by more than the 10%% margin between "
-              "repetitions (the unpaired `pthreadpool_create(%d)` row "
-              "ranged %s to %s)." % (
-                  m, row[3], ", ".join("%.2f" % x for x in sorted(ratios)),
-                  n, fmt_ns(r.spread("BM_Create_Pthreadpool/%d/iterations:"
-                                     "20/manual_time" % n)[0]),
-                  fmt_ns(r.spread("BM_Create_Pthreadpool/%d/iterations:"
-                                  "20/manual_time" % n)[1])))
+            above = sum(1 for x in ratios if x > 1.0)
+            text = ("- **%s**: %s (median of the per-repetition ratios %s). "
+                    "A reset is a `pthreadpool_create` plus a publish "
+                    "(~1 us, the reuse rows) and a `call_rcu` that wakes "
+                    "the reclaim thread; thread start-up on this machine "
+                    "varies by more than the 10%% margin (the unpaired "
+                    "`pthreadpool_create(%d)` row ranged %s to %s)." % (
+                        m, row[3],
+                        ", ".join("%.2f" % x for x in sorted(ratios)), n,
+                        fmt_ns(r.spread("BM_Create_Pthreadpool/%d/"
+                                        "iterations:20/manual_time" % n)[0]),
+                        fmt_ns(r.spread("BM_Create_Pthreadpool/%d/"
+                                        "iterations:20/manual_time" % n)[1])))
+            if above == len(ratios):
+                text += (" But every repetition's paired ratio is above 1, "
+                         "which noise alone does not explain: an open "
+                         "question, not yet measured apart.")
+            w(text)
         elif m.startswith("reset (create) while"):
             lo0, hi0 = r.spread("BM_Reset_NewSizeUnderReader/reader:0/"
                                 "iterations:20/manual_time")
