@@ -5,6 +5,7 @@
 // 2-thread rows show what contention costs each reader.
 //
 //   BM_Read_Rcupool            rcupool_read_lock + rcupool_current + unlock
+//   BM_Read_RcupoolInline      the same through <rcupool/inline.h> (opt-in)
 //   BM_Read_BareUrcu           liburcu's inlined section of the same flavour
 //                              (read_bare_urcu.c, in C): the limit
 //   BM_Read_BareUrcuThreeCalls the same section split into three calls
@@ -21,6 +22,7 @@
 
 #include "benchmarks/baselines/baselines.h"
 #include "benchmarks/read_bare_urcu.h"
+#include "benchmarks/read_inline.h"
 
 namespace rcupool_bench {
 namespace {
@@ -43,6 +45,15 @@ void BM_Read_Rcupool(benchmark::State &state) {
     benchmark::DoNotOptimize(p);
     rcupool_read_unlock();
   }
+}
+
+// The opt-in inline read side (<rcupool/inline.h>), from C, batched like
+// the bare section below.
+void BM_Read_RcupoolInline(benchmark::State &state) {
+  constexpr size_t kBatch = 1000;
+  rcupool_t *m = Manager();
+  if (m == nullptr) return state.SkipWithError("rcupool_default failed");
+  while (state.KeepRunningBatch(kBatch)) rcupool_inline_reads(m, kBatch);
 }
 
 // Set before main() (the getter's lock is statically initialised).
@@ -124,6 +135,7 @@ void BM_Pin_Rcupool(benchmark::State &state) {
 
 #define READ_BENCH(fn) BENCHMARK(fn)->Threads(1)->Threads(2)->UseRealTime()
 READ_BENCH(BM_Read_Rcupool);
+READ_BENCH(BM_Read_RcupoolInline);
 READ_BENCH(BM_Read_BareUrcu);
 READ_BENCH(BM_Read_BareUrcuThreeCalls);
 READ_BENCH(BM_Read_PlainAcquireLoad);
