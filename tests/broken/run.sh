@@ -27,7 +27,9 @@ failed=0
 for v in "${variants[@]}"; do
   tree="$work/$v"
   mkdir -p "$tree"
-  git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$tree"
+  # The working tree as it is (tracked and new files), without Bazel's links.
+  git ls-files -co --exclude-standard | tar -cf - -T - 2>/dev/null \
+    | tar -xf - -C "$tree"
   if ! patch -s -p0 -d "$tree" < "tests/broken/$v.patch"; then
     echo "broken variant $v: patch no longer applies (update tests/broken/$v.patch)"
     failed=$((failed + 1))
@@ -43,8 +45,8 @@ for v in "${variants[@]}"; do
       echo "  $t failed, as it must"
       log="$work/ob-$v/execroot/rcupool/bazel-out/k8-fastbuild/testlogs/${t#//}"
       log="${log/://}/test.log"
-      grep -m3 -E "ERROR: AddressSanitizer|Failure|FAILED  \]" "$log" 2>/dev/null \
-        | sed 's/^/    /'
+      grep -m3 -E "ERROR: AddressSanitizer|SUMMARY: AddressSanitizer|canary|Failure|FAILED  \]|TIMEOUT" \
+        "$log" 2>/dev/null | sed 's/^/    /'
     else
       echo "  $t did NOT fail: the guard does not guard"
       caught=0
