@@ -45,7 +45,7 @@ for v in "${variants[@]}"; do
       echo "  $t failed, as it must"
       log="$work/ob-$v/execroot/rcupool/bazel-out/k8-fastbuild/testlogs/${t#//}"
       log="${log/://}/test.log"
-      grep -m3 -E "ERROR: AddressSanitizer|SUMMARY: AddressSanitizer|canary|Failure|FAILED  \]|TIMEOUT" \
+      grep -m3 -E "ERROR: AddressSanitizer|SUMMARY: AddressSanitizer|canary|Failure|FAILED  \]|timed out" \
         "$log" 2>/dev/null | sed 's/^/    /'
     else
       echo "  $t did NOT fail: the guard does not guard"
