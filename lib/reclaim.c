@@ -53,7 +53,9 @@ static void rp_retire_cb(struct rcu_head *head) {
   size_t pins = rp_pool_refs(p) - 1 - p->retires_pending -
                 (p == m->current ? 1 : 0);
   bool last = rp_pool_put(p);
-  bool kept = !last && p != m->current && p->retires_pending == 0;
+  /* During rcupool_destroy() current is NULL and nothing is kept. */
+  bool kept = !last && m->current != NULL && p != m->current &&
+              p->retires_pending == 0;
   /* Read under the lock: once it is dropped, the
    * last holder (an unpin's free, or rcupool_destroy()) may free p. */
   const size_t threads = p->threads;

@@ -37,7 +37,7 @@ for v in "${variants[@]}"; do
   fi
   echo "=== broken variant $v: expecting ${expect[$v]} to fail"
   out=$(cd "$tree" && bazel --output_base="$work/ob-$v" test --config=asan \
-        --test_timeout=120 ${expect[$v]} 2>&1)
+        --test_timeout=60 ${expect[$v]} 2>&1)
   (cd "$tree" && bazel --output_base="$work/ob-$v" shutdown) >/dev/null 2>&1
   caught=1
   for t in ${expect[$v]}; do
