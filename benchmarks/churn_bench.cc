@@ -12,7 +12,6 @@
 // records threads and pools every millisecond; with --timeline_out=FILE the
 // last run of each policy is written there for gnuplot (benchmarks/churn.gp):
 // one block per policy, in policy order, columns "ms threads pools".
-#include <dirent.h>
 
 #include <algorithm>
 #include <atomic>
@@ -30,6 +29,7 @@
 #include <rcupool/rcupool.h>
 
 #include "benchmarks/baselines/baselines.h"
+#include "tools/os_threads.h"
 
 namespace rcupool_bench {
 namespace {
@@ -38,16 +38,6 @@ constexpr size_t kMaxThreads = 16;
 constexpr size_t kRange = 4096;
 const char *const kPolicyNames[] = {"rcupool", "keep-forever",
                                     "destroy-on-reset"};
-
-size_t OsThreads() {
-  DIR *d = opendir("/proc/self/task");
-  if (d == nullptr) return 0;
-  size_t n = 0;
-  while (struct dirent *e = readdir(d))
-    if (e->d_name[0] != '.') n++;
-  closedir(d);
-  return n;
-}
 
 struct Sample {
   double ms;
@@ -79,7 +69,7 @@ class Sampler {
     Sample s{std::chrono::duration<double, std::milli>(
                  std::chrono::steady_clock::now() - t0_)
                  .count(),
-             OsThreads(), pools_()};
+             os_thread_count(), pools_()};
     std::lock_guard<std::mutex> g(mu_);
     samples_.push_back(s);
   }
@@ -186,7 +176,7 @@ void BM_Churn(benchmark::State &state) {
   }
   for (auto _ : state) {
     Sampler sampler([&c] { return c->Pools(); });
-    size_t start_threads = OsThreads();
+    size_t start_threads = os_thread_count();
     size_t start_pools = c->Pools();
     int wrong = 0;
     for (size_t n = 1; n <= kMaxThreads; n++) {
@@ -199,7 +189,7 @@ void BM_Churn(benchmark::State &state) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     c->Settle();
     sampler.Take();
-    size_t end_threads = OsThreads();  // the sampler still counted, as at start
+    size_t end_threads = os_thread_count();  // the sampler still counted, as at start
     sampler.Stop();
     std::vector<Sample> samples = sampler.samples();
     size_t peak_threads = 0, peak_pools = 0;

@@ -10,7 +10,6 @@
  *
  *   bazel run //tools:churn [-- --max-threads N]
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -19,15 +18,7 @@
 
 #include <rcupool/rcupool.h>
 
-static size_t os_threads(void) {
-  DIR *d = opendir("/proc/self/task");
-  size_t n = 0;
-  if (d == NULL) return 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL;)
-    if (e->d_name[0] != '.') n++;
-  closedir(d);
-  return n;
-}
+#include "tools/os_threads.h"
 
 static void add_index(void *ctx, size_t i) {
   atomic_fetch_add_explicit((_Atomic size_t *)ctx, i, memory_order_relaxed);
@@ -39,7 +30,7 @@ static void print_state(rcupool_t *m, const char *what) {
   printf("%-12s gen %3llu  current %2zu  pools alive %2zu (threads %3zu)  "
          "kept %2zu  pins %zu  os threads %3zu\n",
          what, (unsigned long long)s.generation, s.threads, s.pools_alive,
-         s.threads_alive, s.pools_kept, s.pins, os_threads());
+         s.threads_alive, s.pools_kept, s.pins, os_thread_count());
 }
 
 int main(int argc, char **argv) {
@@ -66,7 +57,7 @@ int main(int argc, char **argv) {
   rcupool_reset(m, 2);
   rcupool_reset(m, 1);
   rcupool_barrier(m);
-  size_t baseline = os_threads();
+  size_t baseline = os_thread_count();
   print_state(m, "start");
 
   size_t peak = baseline;
@@ -86,7 +77,7 @@ int main(int argc, char **argv) {
     rcupool_scope_exit();
     if (sum != 1000 * 999 / 2) wrong++;
     snprintf(what, sizeof what, "reset %zu", n);
-    size_t now = os_threads();
+    size_t now = os_thread_count();
     if (now > peak) peak = now;
     print_state(m, what);
     rcupool_unpin(&pin);
@@ -96,7 +87,7 @@ int main(int argc, char **argv) {
 
   rcupool_stats_t s;
   rcupool_get_stats(m, &s);
-  size_t final = os_threads();
+  size_t final = os_thread_count();
   size_t expected = baseline + s.threads - 1;
   int ok = wrong == 0 && s.pools_alive == 1 && final == expected;
   printf("%s: %zu resets, %llu pools created, %llu freed, 1 pool alive "

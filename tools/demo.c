@@ -24,7 +24,6 @@
  * an AddressSanitizer report (when built with --config=asan).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -41,6 +40,7 @@
 #include <rcupool/xnnpack.h>
 
 #include "lib/xnnpack/mlp.h"
+#include "tools/os_threads.h"
 
 enum { kBatch = 64, kIn = 256, kHidden = 512, kOut = 256 };
 enum { kInputs = 4 };           /* inputs the executors cycle through */
@@ -72,18 +72,8 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static size_t os_threads(void) {
-  DIR *d = opendir("/proc/self/task");
-  size_t n = 0;
-  if (d == NULL) return 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL;)
-    if (e->d_name[0] != '.') n++;
-  closedir(d);
-  return n;
-}
-
 static void note_os_threads(void) {
-  size_t n = os_threads(), peak = atomic_load(&os_threads_peak);
+  size_t n = os_thread_count(), peak = atomic_load(&os_threads_peak);
   while (n > peak && !atomic_compare_exchange_weak(&os_threads_peak, &peak, n)) {
   }
 }
@@ -302,10 +292,10 @@ int main(int argc, char **argv) {
   }
   rcupool_stats_t s0;
   rcupool_get_stats(m, &s0);
-  atomic_store(&os_threads_peak, os_threads());
+  atomic_store(&os_threads_peak, os_thread_count());
   /* The process's threads that are not the pool's: main, any sanitizer
    * thread, and the reclaim thread if the library has started it. */
-  const size_t start_threads = os_threads();
+  const size_t start_threads = os_thread_count();
   const size_t others_at_start = start_threads - (s0.threads - 1);
 
   struct executor *ex = calloc(kExecutors, sizeof *ex);
@@ -349,7 +339,7 @@ int main(int argc, char **argv) {
     }
     rcupool_stats_t s;
     rcupool_get_stats(m, &s);
-    size_t threads_now = os_threads();
+    size_t threads_now = os_thread_count();
     note_os_threads();
     fprintf(status, "%6.1fs %5llu %7zu %11zu %4zu %4zu %10zu %10lu %6lu\n",
             now() - start, (unsigned long long)s.generation, s.threads,
@@ -382,11 +372,11 @@ int main(int argc, char **argv) {
       s0.resets == 0 && s0.pools_freed == 0 && s.resets > 0;
   const size_t expected =
       others_at_start + (reclaim_started_here ? 1 : 0) + (s.threads - 1);
-  size_t final_threads = os_threads();
+  size_t final_threads = os_thread_count();
   for (int i = 0; i < 200 && final_threads != expected; i++) {
     struct timespec nap = {0, 10 * 1000 * 1000};
     nanosleep(&nap, NULL);
-    final_threads = os_threads();
+    final_threads = os_thread_count();
   }
   const unsigned long wrong = atomic_load(&wrong_outputs);
   const bool pass = wrong == 0 && call_errors == 0 && s.pools_alive == 1 &&

@@ -22,8 +22,9 @@
 // and the same ratio for one caller as a control of the machine's noise.
 // Every output is checked.
 //
-//   bazel run -c opt //benchmarks/shared:shared_pool_bench -- \
+//   bazel run -c opt //benchmarks/shared:shared_pool_bench --
 //       --benchmark_repetitions=10 --benchmark_enable_random_interleaving=true
+//   (one command line)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

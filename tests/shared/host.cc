@@ -1,6 +1,5 @@
 #include "tests/shared/host.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <spawn.h>
@@ -30,25 +29,6 @@ const char kPublicHeader[] = "include/rcupool/rcupool.h";
 const char kInlineHeader[] = "include/rcupool/inline.h";
 
 static const char kChildEnv[] = "RCUPOOL_HOST_TEST_CHILD";
-
-size_t OsThreadCount() {
-  DIR *d = opendir("/proc/self/task");
-  if (d == nullptr) return 0;
-  size_t n = 0;
-  while (struct dirent *e = readdir(d))
-    if (e->d_name[0] != '.') n++;
-  closedir(d);
-  return n;
-}
-
-size_t WaitForOsThreadCount(size_t expected) {
-  size_t n = OsThreadCount();
-  for (int i = 0; i < 200 && n != expected; i++) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    n = OsThreadCount();
-  }
-  return n;
-}
 
 size_t BaselineThreadCount() {
   std::thread([] {}).join();

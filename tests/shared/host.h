@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tests/shared/extension.h"
+#include "tests/support/threads.h"
 
 namespace rcupool_host {
 
@@ -20,12 +21,9 @@ extern const char kCheckTool[];        // tools/check_one_definer
 extern const char kPublicHeader[];     // include/rcupool/rcupool.h
 extern const char kInlineHeader[];     // include/rcupool/inline.h
 
-// Threads of this process, from /proc/self/task.
-size_t OsThreadCount();
-
-// Waits (up to ~2 s) until OsThreadCount() == expected; returns the last
-// count. A joined thread may stay listed for a moment after the join.
-size_t WaitForOsThreadCount(size_t expected);
+// Threads of this process, from /proc/self/task (tests/support/threads.h).
+using ::rcupool_test::OsThreadCount;
+using ::rcupool_test::WaitForOsThreadCount;
 
 // OsThreadCount() once the threads a sanitizer runtime starts along with a
 // process's first thread (ThreadSanitizer's background thread) exist: a

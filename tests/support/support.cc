@@ -1,7 +1,6 @@
 #include "tests/support/support.h"
 #include "tests/support/annotate.h"
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,25 +9,6 @@
 #include <gtest/gtest.h>
 
 namespace rcupool_test {
-
-size_t OsThreadCount() {
-  DIR *d = opendir("/proc/self/task");
-  if (d == nullptr) return 0;
-  size_t n = 0;
-  while (struct dirent *e = readdir(d))
-    if (e->d_name[0] != '.') n++;
-  closedir(d);
-  return n;
-}
-
-size_t WaitForOsThreadCount(size_t expected) {
-  size_t n = OsThreadCount();
-  for (int i = 0; i < 200 && n != expected; i++) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    n = OsThreadCount();
-  }
-  return n;
-}
 
 namespace {
 struct SumCtx {

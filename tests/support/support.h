@@ -11,15 +11,9 @@
 #include <pthreadpool.h>
 #include <rcupool/rcupool.h>
 
+#include "tests/support/threads.h"
+
 namespace rcupool_test {
-
-// Number of threads of this process, read from /proc/self/task.
-size_t OsThreadCount();
-
-// Waits (up to ~2 s) until OsThreadCount() == expected; returns the last count.
-// pthreadpool_destroy joins its workers, but the kernel may list an exiting
-// thread for a moment after the join returns.
-size_t WaitForOsThreadCount(size_t expected);
 
 // Sums f(i) = i * 3 + 1 over [0, range) on `pool`, each index added once.
 // Returns true when the total matches the closed form.

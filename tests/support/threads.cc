@@ -1,0 +1,21 @@
+#include "tests/support/threads.h"
+
+#include <chrono>
+#include <thread>
+
+#include "tools/os_threads.h"
+
+namespace rcupool_test {
+
+size_t OsThreadCount() { return os_thread_count(); }
+
+size_t WaitForOsThreadCount(size_t expected) {
+  size_t n = OsThreadCount();
+  for (int i = 0; i < 200 && n != expected; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    n = OsThreadCount();
+  }
+  return n;
+}
+
+}  // namespace rcupool_test

@@ -1,0 +1,20 @@
+// OS thread counts for the tests. Links no rcupool, so the dlopen host of
+// tests/shared (which must not carry a copy of the library) uses it too.
+#ifndef RCUPOOL_TESTS_SUPPORT_THREADS_H
+#define RCUPOOL_TESTS_SUPPORT_THREADS_H
+
+#include <stddef.h>
+
+namespace rcupool_test {
+
+// Number of threads of this process, read from /proc/self/task.
+size_t OsThreadCount();
+
+// Waits (up to ~2 s) until OsThreadCount() == expected; returns the last count.
+// pthreadpool_destroy joins its workers, but the kernel may list an exiting
+// thread for a moment after the join returns.
+size_t WaitForOsThreadCount(size_t expected);
+
+}  // namespace rcupool_test
+
+#endif  // RCUPOOL_TESTS_SUPPORT_THREADS_H
