@@ -1,15 +1,28 @@
 """Workspace setup for rcupool and for workspaces that depend on it.
 
-Bazel 4.2.3 fetches rules_cc, rules_java and remote_coverage_tools from the
-network for every cc rule, JDK toolchain and test. On an offline machine that
-fails, so this file declares small local stand-ins under the same names. Each
-is wrapped in maybe(): a workspace that already declares the real repository
-keeps it.
+Two macros:
+
+  rcupool_dependencies()
+      rcupool's real dependencies. Today they are all system libraries
+      (liburcu, pthreadpool, cpuinfo, XNNPACK from Debian's -dev packages),
+      reached through the label flags of //lib/deps, so there is no
+      repository to declare; a consumer calls it anyway so that a later
+      release can add one without breaking its WORKSPACE.
+
+  rcupool_offline_rule_stand_ins()
+      Opt-in, for offline machines only. Bazel 4.2.3 downloads rules_cc,
+      rules_java and remote_coverage_tools for every cc rule, JDK toolchain
+      and test; with no network that fails. This declares small local
+      stand-ins under those names: the rule macros forward to native.*, and
+      `bazel coverage` is reported unsupported. Each is wrapped in maybe(),
+      but a consumer with the real rules should simply not call it.
 
 Usage in a consuming WORKSPACE:
 
     local_repository(name = "rcupool", path = "...")
-    load("@rcupool//tools:workspace.bzl", "rcupool_dependencies")
+    load("@rcupool//tools:workspace.bzl", "rcupool_dependencies",
+         "rcupool_offline_rule_stand_ins")
+    rcupool_offline_rule_stand_ins()  # only without network access
     rcupool_dependencies()
 """
 
@@ -80,7 +93,11 @@ exit 1
 """
 
 def rcupool_dependencies():
-    """Declares the local stand-ins for Bazel's downloaded repositories."""
+    """Declares rcupool's real dependencies (none beyond system libraries)."""
+    pass
+
+def rcupool_offline_rule_stand_ins():
+    """Declares local stand-ins for the repositories Bazel 4.2.3 downloads."""
     maybe(
         _files_repository,
         name = "rules_cc",
