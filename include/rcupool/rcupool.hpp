@@ -161,10 +161,14 @@ class Pin {
 
   /* Unpins if holding a pool; an empty Pin is left alone (no warning). */
   void reset() noexcept {
-    if (pin_.pool_ != nullptr) rcupool_unpin(&pin_);
+    if (!empty()) rcupool_unpin(&pin_);
   }
 
-  bool empty() const noexcept { return pin_.pool_ == nullptr; }
+  /* Through the C accessor (an empty pin has no pthreadpool_t), so this
+   * layer reads none of the C struct's private fields. */
+  bool empty() const noexcept {
+    return rcupool_pin_pthreadpool(&pin_) == nullptr;
+  }
   explicit operator bool() const noexcept { return !empty(); }
   pthreadpool_t pthreadpool() const noexcept {
     return rcupool_pin_pthreadpool(&pin_);
