@@ -150,14 +150,12 @@ class Pin {
     return rcupool_pin(m.get(), &out.pin_);
   }
 
-#if defined(RCUPOOL_HAVE_PIN_SIZED)
   /* rcupool_pin_sized(m, threads, ...) into out: a pool of exactly that
    * size, without changing the current pool. Errors as rcupool_pin_sized(). */
   [[nodiscard]] static int sized(Manager m, std::size_t threads,
                                  Pin &out) noexcept {
     return rcupool_pin_sized(m.get(), threads, &out.pin_);
   }
-#endif
 
   /* Unpins if holding a pool; an empty Pin is left alone (no warning). */
   void reset() noexcept {

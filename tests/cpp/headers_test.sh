@@ -23,11 +23,6 @@ int main() {
 }
 CC
 cat > "$tmp/pin_sized.cc" <<'CC'
-/* What rcupool.h will declare once rcupool_pin_sized() exists. */
-#define RCUPOOL_HAVE_PIN_SIZED 1
-#include <rcupool/rcupool.h>
-extern "C" int rcupool_pin_sized(rcupool_t *m, size_t threads,
-                                 rcupool_pin_t *pin);
 #include <rcupool/rcupool.hpp>
 int use(rcupool::Manager m, rcupool::Pin &p) {
   return rcupool::Pin::sized(m, 2, p);

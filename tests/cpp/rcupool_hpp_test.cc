@@ -129,6 +129,31 @@ TEST(RcupoolHppPin, CurrentIntoHoldingPinIsBusyAndKeepsItsPool) {
   EXPECT_EQ(rcupool::Pin::current(nullptr, p), -EINVAL);
 }
 
+TEST(RcupoolHppPin, SizedPinsThatWidthLeavesCurrentAndUnpinsOnce) {
+  WarningCounter warnings;
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  const uint64_t gen = m.manager().generation();
+  int before = 0;
+  {
+    rcupool::Pin p;
+    ASSERT_EQ(rcupool::Pin::sized(m, 3, p), 0);
+    EXPECT_EQ(p.threads(), 3u);
+    EXPECT_EQ(pthreadpool_get_threads_count(p.pthreadpool()), 3u);
+    EXPECT_FALSE(p.is_current());
+    EXPECT_EQ(m.manager().threads(), 2u);
+    EXPECT_EQ(m.manager().generation(), gen);
+    EXPECT_EQ(Pins(m), 1u);
+    EXPECT_EQ(rcupool::Pin::sized(m, 1, p), -EBUSY);
+    rcupool::Pin q;
+    EXPECT_EQ(rcupool::Pin::sized(m, RCUPOOL_MAX_THREADS + 1, q), -EINVAL);
+    EXPECT_TRUE(q.empty());
+    before = warnings.count();  // the two refusals above may log
+  }
+  EXPECT_EQ(Pins(m), 0u);
+  EXPECT_EQ(warnings.count(), before);  // the destructor unpinned once
+}
+
 TEST(RcupoolHppPin, PinKeepsItsPoolAcrossResetAndStopsBeingCurrent) {
   rcupool::OwnedManager m;
   ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
