@@ -177,10 +177,14 @@ enum rp_fault_site {
 /* Returns true when the test hook asks this call to fail. */
 bool rp_fault(enum rp_fault_site site);
 
-/* --- default.c ---------------------------------------------------------- */
+/* --- cpus.c: how many threads the default is ----------------------------- */
 
 /* The default thread count: performance cores from cpuinfo (at least 1). */
-size_t rp_default_thread_count(void);
+size_t rp_cpus_thread_count(void);
+
+/* RCUPOOL_NUM_THREADS when it holds a count in 1..RCUPOOL_MAX_THREADS,
+ * else 0 (an invalid value is logged). Read by rcupool_default() only. */
+size_t rp_cpus_env_thread_count(void);
 
 /* --- manager.c ------------------------------------------------------------ */
 

@@ -54,7 +54,7 @@ int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
            threads, RCUPOOL_MAX_THREADS);
     return -EINVAL;
   }
-  if (threads == 0) threads = rp_default_thread_count();
+  if (threads == 0) threads = rp_cpus_thread_count();
   if (rp_fault(RP_FAULT_ALLOC)) return -ENOMEM;
   rcupool_t *m = malloc(sizeof(*m));
   if (m == NULL) return -ENOMEM;
