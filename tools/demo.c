@@ -318,6 +318,10 @@ int main(int argc, char **argv) {
           "count in 1..%zu every %u ms; %.0f s.\n",
           kExecutors, kIn, kHidden, kOut, kBatch, o.max_threads,
           kResetPeriodMs, o.seconds);
+  fprintf(status,
+          "default pool before the first reset: %zu threads (affinity mask, "
+          "cgroup quota or RCUPOOL_NUM_THREADS; README, Default size)\n",
+          s0.threads);
   fprintf(status, "%7s %5s %7s %11s %4s %4s %10s %10s %6s\n", "time", "gen",
           "threads", "pools alive", "kept", "pins", "os threads", "executions",
           "wrong");
