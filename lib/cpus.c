@@ -160,10 +160,15 @@ static int rp_read_level(const char *dir, bool v2, size_t *cpus) {
   }
   if (err != 0) {
     int an = (int)rp_trimmed_len(a), bn = (int)rp_trimmed_len(b);
+    for (int i = 0; i < an; i++)  /* log printable text only */
+      if (a[i] < 0x20 || a[i] > 0x7e) a[i] = '?';
+    for (int i = 0; i < bn; i++)
+      if (b[i] < 0x20 || b[i] > 0x7e) b[i] = '?';
+    /* The reason first: a long path may be cut at the log's 255 bytes. */
     rp_log(RCUPOOL_LOG_WARN,
-           "cgroup: %s holds \"%.*s\"%s%.*s%s, not a CPU quota; ignored", path,
-           an > 40 ? 40 : an, a, v2 ? "" : " (period \"", v2 ? 0 : (bn > 40 ? 40 : bn),
-           v2 ? "" : b, v2 ? "" : "\")");
+           "cgroup: not a CPU quota, ignored: \"%.*s\"%s%.*s%s in %s",
+           an > 32 ? 32 : an, a, v2 ? "" : " (period \"",
+           v2 ? 0 : (bn > 32 ? 32 : bn), v2 ? "" : b, v2 ? "" : "\")", path);
     return 0;
   }
   return 1;
