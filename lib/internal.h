@@ -98,7 +98,8 @@ struct rcupool_manager {
   uint64_t pools_created;
   uint64_t pools_freed;
 
-  /* Immutable after create (the default manager's may be re-set by fork). */
+  /* Immutable after create. The count of rcupool_reset(m, 0); 0: computed
+   * by rp_cpus_thread_count() at each such reset (mask and quota of then). */
   size_t default_threads;
   bool is_default;
 };
@@ -183,17 +184,25 @@ enum rp_fault_site {
 /* Returns true when the test hook asks this call to fail. */
 bool rp_fault(enum rp_fault_site site);
 
-/* --- default.c ---------------------------------------------------------- */
+/* --- cpus.c: how many threads the default is ----------------------------- */
 
-/* The default thread count: performance cores from cpuinfo (at least 1). */
-size_t rp_default_thread_count(void);
+/* The default thread count, computed now: performance cores in the calling
+ * thread's affinity mask, capped by the cgroup CPU quota, in
+ * 1..RCUPOOL_MAX_THREADS (cpus.c says how). Logs how it was chosen (info
+ * when that changed). Reads a few small files: call without manager locks. */
+size_t rp_cpus_thread_count(void);
+
+/* RCUPOOL_NUM_THREADS when it holds a count in 1..RCUPOOL_MAX_THREADS,
+ * else 0 (an invalid value is logged). Read by rcupool_default() only. */
+size_t rp_cpus_env_thread_count(void);
 
 /* --- manager.c ------------------------------------------------------------ */
 
 /* Counts pins over m's pools. Call with m->lock held. */
 size_t rp_manager_pins_locked(const rcupool_t *m);
 
-/* Initialises a manager in place with a first pool (default.c, manager.c). */
+/* Initialises a manager in place with a first pool of default_threads
+ * threads (0: rp_cpus_thread_count()). */
 int rp_manager_init(rcupool_t *m, size_t default_threads);
 
 /* Abandons every pool of m after fork() in the child and publishes a fresh

@@ -34,8 +34,10 @@ int rp_manager_init(rcupool_t *m, size_t default_threads) {
     pthread_mutex_destroy(&m->writer);
     return -ENOMEM;
   }
+  size_t threads =
+      default_threads != 0 ? default_threads : rp_cpus_thread_count();
   struct rp_pool *p;
-  int err = rp_pool_create(m, default_threads, &p);
+  int err = rp_pool_create(m, threads, &p);
   if (err != 0) {
     pthread_mutex_destroy(&m->lock);
     pthread_mutex_destroy(&m->writer);
@@ -60,15 +62,13 @@ int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
            threads, RCUPOOL_MAX_THREADS);
     return -EINVAL;
   }
-  if (threads == 0) threads = rp_default_thread_count();
   if (rp_fault(RP_FAULT_ALLOC)) return -ENOMEM;
   rcupool_t *m = malloc(sizeof(*m));
   if (m == NULL) return -ENOMEM;
   int err = rp_manager_init(m, threads);
   if (err != 0) {
     free(m);
-    rp_log(RCUPOOL_LOG_ERROR, "create: cannot start a pool of %zu threads (%d)",
-           threads, err);
+    rp_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)", err);
     return err;
   }
   *out = m;

@@ -50,8 +50,12 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
            threads, RCUPOOL_MAX_THREADS);
     return -EINVAL;
   }
+  /* The default count: fixed at create, or the mask and quota of now
+   * (read before the writer lock: it reads files). */
+  if (threads == 0)
+    threads = m->default_threads != 0 ? m->default_threads
+                                      : rp_cpus_thread_count();
   pthread_mutex_lock(&m->writer);
-  if (threads == 0) threads = m->default_threads;
 
   /* Only this function (under writer) changes m->current. */
   struct rp_pool *old = m->current;

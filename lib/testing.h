@@ -6,6 +6,7 @@
 #define RCUPOOL_LIB_TESTING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rcupool/rcupool.h"
@@ -40,6 +41,27 @@ const void *rp_testing_pin_pool(const rcupool_pin_t *pin);
  * accessors exist to catch. */
 uint64_t rp_testing_pool_canary(const void *pool);
 pthreadpool_t rp_testing_pool_pthreadpool(const void *pool);
+
+/* --- the default size (lib/cpus.c) --- */
+
+/* Test hook: read the cgroup files (proc/self/cgroup, sys/fs/cgroup/...)
+ * under `root` instead of "/" for every later default count (rcupool_create
+ * with 0 threads, rcupool_reset(m, 0)); NULL or "" restores the real files.
+ * Also forgets the last sizing line logged, so the next count is logged at
+ * info level again. Threads: any. Blocks: briefly (a library mutex). */
+void rp_cpus_set_cgroup_root(const char *root);
+
+/* The CPU quota of the process's cgroup as read under root ("" for the real
+ * files): ceil(quota / period) CPUs, 0 when there is none. Never fails: a
+ * missing file is no quota, a malformed one is logged and ignored. */
+size_t rp_cpus_cgroup_limit(const char *root);
+
+/* Parses the text of a cgroup v2 cpu.max ("max P" or "Q P"), and of the v1
+ * pair cpu.cfs_quota_us ("-1" or Q) and cpu.cfs_period_us (P): *cpus =
+ * ceil(Q / P) capped at RCUPOOL_MAX_THREADS, or 0 for no quota. Returns 0,
+ * or -EINVAL for a malformed text (*cpus untouched). */
+int rp_cpus_parse_cpu_max(const char *text, size_t *cpus);
+int rp_cpus_parse_cfs(const char *quota, const char *period, size_t *cpus);
 
 #ifdef __cplusplus
 }

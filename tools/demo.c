@@ -342,6 +342,10 @@ int main(int argc, char **argv) {
           "count to a count in 1..%zu every %u ms; %.0f s.\n",
           kExecutors, kIn, kHidden, kOut, kBatch, kExecutors - 1,
           kFixedWidth, o.max_threads, kResetPeriodMs, o.seconds);
+  fprintf(status,
+          "default pool before the first reset: %zu threads (affinity mask, "
+          "cgroup quota or RCUPOOL_NUM_THREADS; README, Default size)\n",
+          s0.threads);
   fprintf(status, "%7s %5s %7s %11s %4s %5s %4s %10s %10s %6s  %s\n", "time",
           "gen", "threads", "pools alive", "kept", "never", "pins",
           "os threads", "executions", "wrong", "widths alive");

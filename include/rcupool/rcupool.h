@@ -61,7 +61,10 @@ typedef struct rcupool_manager rcupool_t;
 /* Options for rcupool_create(). A zero-initialised struct means defaults. */
 typedef struct rcupool_options {
   /* Thread count of the first pool and of rcupool_reset(m, 0). 0: the
-   * performance cores reported by cpuinfo. At most RCUPOOL_MAX_THREADS. */
+   * default count, computed at create and again at every
+   * rcupool_reset(m, 0): cpuinfo's performance cores in the calling
+   * thread's affinity mask, capped by the cgroup CPU quota (README,
+   * "Default size"). At most RCUPOOL_MAX_THREADS. */
   size_t threads;
 } rcupool_options_t;
 
@@ -98,8 +101,14 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
 /*
  * The process-wide manager, created on first use and never destroyed. Its
  * default size is RCUPOOL_NUM_THREADS when that holds a decimal count in
- * 1..RCUPOOL_MAX_THREADS; any other value is logged at warning level and
- * ignored, and the performance-core count from cpuinfo is used.
+ * 1..RCUPOOL_MAX_THREADS (read once, by the first call); any other value is
+ * logged at warning level and ignored. Without it, the default count is
+ * cpuinfo's performance cores in the calling thread's affinity mask
+ * (sched_getaffinity), capped by the CPU quota of the process's cgroup
+ * (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us), at least 1; it is
+ * computed again by every rcupool_reset(m, 0). How it was chosen is logged
+ * at info level ("default size 1 threads: 2 performance cores in the
+ * affinity mask of 2 CPUs; cgroup quota 1 CPUs").
  *
  * Returns NULL only if the first creation failed (logged at error level);
  * a later call tries again. The pointer stays valid until the process exits.
@@ -114,7 +123,12 @@ RCUPOOL_API rcupool_t *rcupool_default(void);
 
 /*
  * Makes a pool of `threads` threads current. 0 means the manager's default
- * count. A reset to the current size does nothing. A reset to the size of a
+ * count: the count it was created with, RCUPOOL_NUM_THREADS for the default
+ * manager when set, else the count computed now from the calling thread's
+ * affinity mask and the cgroup CPU quota. rcupool_reset(m, 0) is the way to
+ * follow a change of those limits (a container resized, the process moved
+ * to other CPUs) without a restart: call it after the change, from a thread
+ * whose mask is the new one. A reset to the current size does nothing. A reset to the size of a
  * retired pool that is still alive (pinned, or within its grace period)
  * makes that pool current again instead of creating one (a reuse). Otherwise
  * a new pool is created and published; the previous one is retired and will
@@ -128,7 +142,8 @@ RCUPOOL_API rcupool_t *rcupool_default(void);
  *   -EAGAIN  the new pool's threads could not be started.
  * On error the current pool is unchanged and keeps working.
  * Threads: any, including a task running on a pool. Concurrent resets are
- * serialised. Blocks: yes, while a new pool's threads start.
+ * serialised. Blocks: yes, while a new pool's threads start (and, for 0,
+ * while it reads the affinity mask and a few small cgroup files).
  */
 RCUPOOL_API int rcupool_reset(rcupool_t *m, size_t threads);
 
