@@ -1,0 +1,24 @@
+// Private to lib/compat/executorch: the per-thread context that the guards
+// set and every call of the stand-in reads (see threadpool.h, "Thread-local
+// context"). Not exported from librcupool_executorch.so.
+#ifndef RCUPOOL_LIB_COMPAT_EXECUTORCH_CONTEXT_H
+#define RCUPOOL_LIB_COMPAT_EXECUTORCH_CONTEXT_H
+
+#include <rcupool/rcupool.h>
+
+namespace rcupool_et {
+
+struct Context {
+  // A NoThreadPoolGuard (or set_enabled(true)) is the innermost setting.
+  bool no_pool = false;
+  // The innermost pool guard's pin (UseNThreads / UsePinned), else nullptr.
+  // Owned by that guard (or by the PinnedPthreadpool it was given).
+  const rcupool_pin_t *pin = nullptr;
+};
+
+// The calling thread's context. Never blocks, never allocates.
+Context &ThisThread();
+
+}  // namespace rcupool_et
+
+#endif  // RCUPOOL_LIB_COMPAT_EXECUTORCH_CONTEXT_H

@@ -1,0 +1,262 @@
+/*
+ * ExecuTorch's CPU thread-pool API, served by rcupool.
+ *
+ * A source-compatible stand-in for ExecuTorch's
+ * <executorch/extension/threadpool/threadpool.h>: the same names, built on
+ * the process-wide manager of librcupool.so.0 (rcupool_default()). It has no
+ * dependency on ExecuTorch. The implementation lives in one shared object,
+ * librcupool_executorch.so.0, so a process that loads several extensions
+ * built on it holds one get_threadpool() and one pool.
+ *
+ * What changes against the original (README, "From ExecuTorch"):
+ *   - _unsafe_reset_threadpool() is safe at any time, from any thread: a
+ *     reset publishes a new pool and never frees one that is in use.
+ *   - get_pthreadpool() is valid only until the next reset (see below);
+ *     code that keeps the pool across calls (a backend at load) takes
+ *     get_pinned_pthreadpool() instead.
+ *   - run() adds no lock of its own (see ThreadPool::run()).
+ *
+ * Thread-local context. Every call below answers for the calling thread:
+ *   - while a NoThreadPoolGuard is alive on it: no pool (nullptr, run()
+ *     inline, a thread count of 1);
+ *   - inside a UseNThreadsThreadPoolGuard or a UsePinnedThreadPoolGuard
+ *     (threadpool_guard.h): that guard's pool;
+ *   - otherwise: the process-wide current pool.
+ * When guards nest, the innermost one decides.
+ */
+#ifndef EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_H
+#define EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include <pthreadpool.h>
+#include <rcupool/rcupool.h>
+
+/* Marks what librcupool_executorch.so exports (the rest is hidden). */
+#define RCUPOOL_ET_API __attribute__((visibility("default")))
+
+namespace executorch {
+namespace extension {
+namespace threadpool {
+
+class ThreadPool;
+class PinnedPthreadpool;
+RCUPOOL_ET_API ThreadPool *get_threadpool();
+RCUPOOL_ET_API PinnedPthreadpool get_pinned_pthreadpool();
+
+/*
+ * The process's thread pool. There is exactly one, returned by
+ * get_threadpool(); it is a view of rcupool_default() and lives until the
+ * process exits. Not copyable, not movable, not constructible by callers.
+ * Every member may be called from any thread at any time.
+ */
+class RCUPOOL_ET_API ThreadPool final {
+ public:
+  ThreadPool(const ThreadPool &) = delete;
+  ThreadPool &operator=(const ThreadPool &) = delete;
+  ThreadPool(ThreadPool &&) = delete;
+  ThreadPool &operator=(ThreadPool &&) = delete;
+
+  /*
+   * The number of threads run() uses on the calling thread, the caller
+   * included: the guard's pool size inside a UseNThreadsThreadPoolGuard or
+   * UsePinnedThreadPoolGuard (so buffers sized by it at load fit the pool the
+   * work runs on), 1 under a NoThreadPoolGuard (run() is inline there), else
+   * the current pool's size. Never blocks. Outside guards the value may be
+   * stale as soon as it is returned (another thread may reset).
+   */
+  size_t get_thread_count() const;
+
+  /*
+   * Makes a pool of num_threads threads the process-wide current one
+   * (rcupool_reset() on the default manager; 0 means the default count,
+   * RCUPOOL_NUM_THREADS or the performance cores). Safe at any time, from
+   * any thread, also inside run() tasks and guards: holders of pins and
+   * guards keep their pools, readers are never waited for. A guard on the
+   * calling thread keeps its own pool until it ends.
+   *
+   * Returns true on success; false when num_threads > RCUPOOL_MAX_THREADS
+   * or the new pool could not be started (the current pool is unchanged).
+   * Blocks while the new pool's threads start. The name is ExecuTorch's and
+   * kept for source compatibility: nothing about it is unsafe here.
+   */
+  bool _unsafe_reset_threadpool(uint32_t num_threads);
+
+  /*
+   * Frees every retired pool that nobody holds any more (rcupool_barrier()
+   * on the default manager) and waits for that. It never frees a pool in
+   * use: the current pool, pools pinned by backends or guards, and pools
+   * read by a running parallel call all stay. The ThreadPool and the
+   * manager stay valid; later calls work as before.
+   *
+   * Blocks (at least one grace period, about 10 ms). Any thread except from
+   * inside a run() task or an rcupool read-side section: there it would
+   * wait for itself, so it logs a warning and returns without freeing.
+   */
+  void _unsafe_destroy_threadpool();
+
+  /*
+   * Calls fn(i) for every i in [0, range), in parallel, and returns when all
+   * calls are done: equivalent to  for (i = 0; i < range; i++) fn(i);
+   *
+   * fn is anything callable with a size_t: a lambda, a function pointer, a
+   * std::function<void(size_t)>, a function reference type. It is called
+   * concurrently from several threads and must not throw.
+   *
+   * Where it runs (rcupool_parallelize_1d() on the default manager):
+   *   - under a NoThreadPoolGuard: inline, on the calling thread;
+   *   - inside a UseNThreadsThreadPoolGuard / UsePinnedThreadPoolGuard, or
+   *     any rcupool scope of the default manager: on that pool;
+   *   - from inside a task of any rcupool pool: inline (nested parallelism);
+   *   - else on the current pool, which a concurrent reset cannot free
+   *     while the call runs.
+   * ExecuTorch's original serializes every run() through one global mutex;
+   * this one takes no lock of its own (the pool is read lock-free). Calls
+   * on different pools run at the same time; calls that land on the same
+   * pthreadpool_t are queued by pthreadpool, which runs one parallel
+   * operation per pool at a time.
+   */
+  template <typename Fn>
+  void run(Fn &&fn, size_t range) {
+    using Callable = typename std::remove_reference<Fn>::type;
+    if constexpr (std::is_function<Callable>::value) {
+      Callable *function = fn;  // a function named directly
+      run(function, range);
+    } else {
+      run_task(&ThreadPool::call<Callable>,
+               const_cast<void *>(static_cast<const volatile void *>(
+                   std::addressof(fn))),
+               range);
+    }
+  }
+
+  /* The rcupool manager behind this pool (rcupool_default()). */
+  rcupool_t *manager() const { return manager_; }
+
+ private:
+  friend ThreadPool *get_threadpool();
+  explicit ThreadPool(rcupool_t *manager) : manager_(manager) {}
+  ~ThreadPool() = default;
+
+  template <typename Callable>
+  static void call(void *ctx, size_t i) {
+    (*static_cast<Callable *>(ctx))(i);
+  }
+  void run_task(void (*task)(void *, size_t), void *ctx, size_t range);
+
+  rcupool_t *const manager_;
+};
+
+/*
+ * The process's ThreadPool, created on first use (with rcupool_default()).
+ * The pointer stays valid until the process exits. nullptr only when the
+ * default manager could not be created (logged by rcupool; a later call
+ * tries again). Any thread; the first call blocks while threads start.
+ */
+RCUPOOL_ET_API ThreadPool *get_threadpool();
+
+/*
+ * The pthreadpool_t for this thread (see "Thread-local context"):
+ *   - nullptr while a NoThreadPoolGuard is alive on this thread;
+ *   - inside a UseNThreadsThreadPoolGuard or UsePinnedThreadPoolGuard: the
+ *     guard's pool, valid until that guard ends;
+ *   - else the process-wide current pool, valid until the next reset of
+ *     the default manager from any thread (_unsafe_reset_threadpool(),
+ *     rcupool_reset()): such a reset may free it, about 10 ms later, under a
+ *     caller that kept it. Use it only for one call, or where no reset can
+ *     happen; to keep it (a backend at load), take get_pinned_pthreadpool().
+ * nullptr also when the default manager could not be created. Never blocks
+ * (but the first call may create the manager).
+ */
+RCUPOOL_ET_API pthreadpool_t get_pthreadpool();
+
+/*
+ * A pin on one pool: while this handle holds it, the pool is not freed,
+ * whatever resets happen (an RAII owner of an rcupool_pin_t). Move-only;
+ * an empty handle holds nothing and get() returns nullptr.
+ *
+ * A backend takes it at load, hands get() to its kernel library (XNNPACK's
+ * runtime), keeps the handle as long as it keeps that runtime, and drops it
+ * after deleting the runtime. Around each execution it may enter a
+ * UsePinnedThreadPoolGuard so that run() calls of the same method use the
+ * same pool.
+ *
+ * Any thread may create, use or destroy a handle; one handle must not be
+ * used by two threads at once. Do not move or destroy a handle while a
+ * UsePinnedThreadPoolGuard of it is alive.
+ */
+class RCUPOOL_ET_API PinnedPthreadpool final {
+ public:
+  PinnedPthreadpool() = default;  // empty
+  ~PinnedPthreadpool() { reset(); }
+  PinnedPthreadpool(PinnedPthreadpool &&other) noexcept
+      : pin_(other.pin_) {
+    other.pin_ = rcupool_pin_t{};
+  }
+  PinnedPthreadpool &operator=(PinnedPthreadpool &&other) noexcept {
+    if (this != &other) {
+      reset();
+      pin_ = other.pin_;
+      other.pin_ = rcupool_pin_t{};
+    }
+    return *this;
+  }
+  PinnedPthreadpool(const PinnedPthreadpool &) = delete;
+  PinnedPthreadpool &operator=(const PinnedPthreadpool &) = delete;
+
+  /* The pinned pool, valid until this handle is reset or destroyed;
+   * nullptr when empty. Never blocks. */
+  pthreadpool_t get() const { return rcupool_pin_pthreadpool(&pin_); }
+  /* Its thread count, 0 when empty. */
+  size_t thread_count() const { return rcupool_pin_threads(&pin_); }
+  /* False once a reset made another pool current (the holder may reload to
+   * follow the new size), or when empty. */
+  bool is_current() const { return rcupool_pin_is_current(&pin_); }
+  explicit operator bool() const { return get() != nullptr; }
+  /* Releases the pin (rcupool_unpin()); the handle becomes empty. Never
+   * blocks; the pool is freed later on rcupool's reclaim thread if it is
+   * no longer current and nobody else holds it. */
+  void reset() {
+    if (get() != nullptr) rcupool_unpin(&pin_);
+  }
+  /* The underlying pin, for rcupool_scope_enter() and the getters of
+   * <rcupool/rcupool.h>. Valid as long as this handle is not moved. */
+  const rcupool_pin_t *pin() const { return &pin_; }
+
+ private:
+  friend PinnedPthreadpool get_pinned_pthreadpool();
+  rcupool_pin_t pin_{};
+};
+
+/*
+ * Pins the pool get_pthreadpool() would return on this thread: the guard's
+ * pool inside a UseNThreadsThreadPoolGuard or UsePinnedThreadPoolGuard, the
+ * current pool otherwise. Under a NoThreadPoolGuard, or if the manager or
+ * the pin cannot be had (logged), the handle is empty: a backend then runs
+ * on the calling thread, as it would with get_pthreadpool()'s nullptr.
+ * Any thread. Never blocks (but the first call may create the manager).
+ */
+RCUPOOL_ET_API PinnedPthreadpool get_pinned_pthreadpool();
+
+}  // namespace threadpool
+}  // namespace extension
+}  // namespace executorch
+
+/* The old names, still used by existing callers and tests. */
+namespace torch {
+namespace executorch {
+namespace threadpool {
+using ::executorch::extension::threadpool::get_pthreadpool;
+using ::executorch::extension::threadpool::get_threadpool;
+using ::executorch::extension::threadpool::ThreadPool;
+}  // namespace threadpool
+}  // namespace executorch
+}  // namespace torch
+
+#endif  // EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_H

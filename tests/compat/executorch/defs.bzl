@@ -1,0 +1,20 @@
+"""Test rule of the ExecuTorch stand-in's tests."""
+
+def et_cc_test(name, srcs, deps = [], data = [], **kwargs):
+    """A GoogleTest test of the stand-in, linked against librcupool.so.0.
+
+    It must not link //:rcupool or //tests/support:support (the static
+    library): the process would hold two copies of rcupool. It carries the
+    TSAN suppression file used by --config=tsan.
+    """
+    native.cc_test(
+        name = name,
+        srcs = srcs + ["util.h"],
+        deps = deps + [
+            "//lib/compat/executorch:threadpool",
+            "//lib/deps:gtest_main",
+            "//tests/support:threads",
+        ],
+        data = data + ["//tests:tsan.supp"],
+        **kwargs
+    )
