@@ -6,6 +6,8 @@
 #   PREFIX/include/rcupool/  rcupool.h, inline.h, rcupool.hpp, xnnpack.h
 #   PREFIX/lib/librcupool.so.MAJOR.MINOR.PATCH, .so.MAJOR, .so, librcupool.a
 #   PREFIX/lib/librcupool_xnnpack.so.*       (when XNNPACK is installed)
+#   PREFIX/lib/librcupool_executorch.so.*, PREFIX/include/executorch/
+#                                            ExecuTorch thread-pool stand-in
 #   PREFIX/lib/pkgconfig/rcupool.pc, rcupool-xnnpack.pc
 #   PREFIX/lib/cmake/rcupool/                find_package(rcupool CONFIG)
 #

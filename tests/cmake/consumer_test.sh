@@ -39,6 +39,14 @@ echo "$out"
 grep -q "^consumer ok: $link library" <<<"$out" || fail "unexpected output"
 
 if [ "$link" = shared ]; then
+  # ExecuTorch's thread-pool API, linked as rcupool::executorch_threadpool.
+  et="$tmp/consumer/executorch_consumer"
+  readelf -d "$et" | grep -q 'Shared library: \[librcupool_executorch.so.0\]' ||
+    fail "executorch_consumer does not need librcupool_executorch.so.0"
+  out=$("$et") || fail "executorch_consumer exited with $?"
+  echo "$out"
+  grep -q "^executorch consumer ok$" <<<"$out" || fail "unexpected executorch output"
+
   # The README's snippets: the first ```LANG block after each heading.
   readme=README.md
   snippet() {  # snippet HEADING LANG
