@@ -1,0 +1,179 @@
+"""rcupool: the one CPU thread pool of a process, resizable at any time.
+
+The pool is the process-wide manager of librcupool (``rcupool_default()``),
+shared with every extension module that links the ``librcupool.so.0``
+shipped in this package (see :func:`get_include` and
+:func:`get_library_dir`). Changing its size is safe at any time, also while
+models loaded by extensions hold the previous pool: they keep it until they
+let go, and it is freed then.
+
+The library's log goes to the ``"rcupool"`` logger of :mod:`logging`.
+
+Every function may be called from any thread. Calls into the library
+release the GIL while they run.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import numbers
+import operator
+import os
+from typing import Any
+
+from . import _log, _native
+
+__all__ = [
+    "MAX_THREADS",
+    "Stats",
+    "barrier",
+    "get_include",
+    "get_library_dir",
+    "get_num_threads",
+    "set_num_threads",
+    "stats",
+]
+
+#: The largest thread count :func:`set_num_threads` accepts
+#: (``RCUPOOL_MAX_THREADS``).
+MAX_THREADS: int = _native.MAX_THREADS
+
+
+@dataclasses.dataclass(frozen=True)
+class Stats:
+    """A snapshot of the process-wide manager (``rcupool_stats_t``).
+
+    Attributes:
+        generation: pools published so far (the first pool is 1).
+        threads: the current pool's thread count.
+        pools_alive: the current pool plus retired pools not yet freed.
+        pools_kept: retired pools past their grace period, still pinned.
+        pins: pins held on all pools.
+        resets: resets that changed the current pool.
+        reuses: of those, resets that made a kept or retiring pool current.
+        pools_created: pools created so far.
+        pools_freed: pools freed so far.
+        frees_pending: grace-period callbacks and frees not yet run.
+        threads_alive: the sum of the thread counts of the pools alive.
+    """
+
+    generation: int
+    threads: int
+    pools_alive: int
+    pools_kept: int
+    pins: int
+    resets: int
+    reuses: int
+    pools_created: int
+    pools_freed: int
+    frees_pending: int
+    threads_alive: int
+
+
+def _raise_errno(err: int, what: str) -> None:
+    """Raises OSError for a negative errno returned by the library."""
+    code = -err
+    raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
+def _manager() -> int:
+    m = _native.lib.rcupool_default()
+    if not m:
+        # The first creation failed (logged by the library); a later call
+        # tries again.
+        raise OSError(11, "rcupool: cannot create the process-wide pool")
+    return m
+
+
+def _thread_count(n: Any) -> int:
+    """Validates a thread count: an int (or an object with ``__index__``,
+    bool excluded) in 1..MAX_THREADS.
+
+    Raises ValueError for a bool, a non-integral number or a count out of
+    range, TypeError for anything that is not a number.
+    """
+    if isinstance(n, bool):
+        raise ValueError(f"thread count must be an integer, not {n!r}")
+    if isinstance(n, numbers.Integral) or hasattr(type(n), "__index__"):
+        value = operator.index(n)
+    elif isinstance(n, numbers.Number):
+        raise ValueError(f"thread count must be an integer, not {n!r}")
+    else:
+        raise TypeError(
+            f"thread count must be an int, not {type(n).__name__}")
+    if value < 1 or value > MAX_THREADS:
+        raise ValueError(
+            f"thread count must be in 1..{MAX_THREADS}, not {value}")
+    return value
+
+
+def set_num_threads(n: int) -> None:
+    """Makes an ``n``-thread pool the process's current pool.
+
+    Safe at any time, also after models were loaded on the previous pool:
+    they keep running on it until they let it go. A pool of that size still
+    alive is reused. Blocks while a new pool's threads start.
+
+    Raises:
+        ValueError: ``n`` is below 1, above :data:`MAX_THREADS`, a bool or a
+            non-integral number (``2.5``).
+        TypeError: ``n`` is not a number (``"4"``, ``None``).
+        OSError: the library failed (``errno`` says why, e.g. ``EAGAIN``
+            when threads could not be started). The current pool is then
+            unchanged.
+    """
+    count = _thread_count(n)
+    err = _native.lib.rcupool_reset(_manager(), count)
+    if err != 0:
+        _raise_errno(err, f"rcupool_reset({count})")
+
+
+def get_num_threads() -> int:
+    """The current pool's thread count (may change as soon as it returns)."""
+    return int(_native.lib.rcupool_threads(_manager()))
+
+
+def stats() -> Stats:
+    """A snapshot of the process-wide manager's counters (see :class:`Stats`)."""
+    raw = _native.StatsStruct()
+    err = _native.lib.rcupool_get_stats(_manager(), ctypes.byref(raw))
+    if err != 0:
+        _raise_errno(err, "rcupool_get_stats")
+    return Stats(**{name: int(getattr(raw, name))
+                    for name, _ in _native.StatsStruct._fields_})
+
+
+def barrier() -> None:
+    """Waits until every pool that can be freed now has been freed.
+
+    Pools still held by a loaded model stay alive. Blocks for at least one
+    grace period (about 10 ms).
+
+    Raises:
+        OSError: ``EDEADLK`` when called from inside a parallel task.
+    """
+    err = _native.lib.rcupool_barrier(_manager())
+    if err != 0:
+        _raise_errno(err, "rcupool_barrier")
+
+
+def get_include() -> str:
+    """The folder holding ``rcupool/rcupool.h``, for building extensions.
+
+    The header includes ``<pthreadpool.h>`` (Debian: libpthreadpool-dev).
+    """
+    return _native.INCLUDE_DIR
+
+
+def get_library_dir() -> str:
+    """The folder holding ``librcupool.so.0``.
+
+    Link an extension with ``-L<dir> -l:librcupool.so.0`` and give it a
+    RUNPATH relative to ``$ORIGIN`` that leads here, so that it loads this
+    very library and shares its pool.
+    """
+    return _native.LIB_DIR
+
+
+_log.setup()
