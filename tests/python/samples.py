@@ -1,0 +1,64 @@
+"""Builds the sample extension modules the way an extension author would.
+
+Each sample is compiled with the system C compiler against the *imported*
+rcupool package: headers from rcupool.get_include(), DT_NEEDED
+librcupool.so.0 from rcupool.get_library_dir(), and a RUNPATH relative to
+$ORIGIN that leads from the extension's folder to that library folder.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+import sysconfig
+from types import ModuleType
+
+import rcupool
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def runpath_to_library(ext_dir: str) -> str:
+    """$ORIGIN-relative RUNPATH from ext_dir to the package's library."""
+    rel = os.path.relpath(rcupool.get_library_dir(), os.path.realpath(ext_dir))
+    return "$ORIGIN/" + rel
+
+
+def build(name: str, sources: list[str], out_dir: str,
+          cflags: list[str] = (), libs: list[str] = ()) -> str:
+    """Compiles sources into out_dir/<name><EXT_SUFFIX>; returns its path."""
+    os.makedirs(out_dir, exist_ok=True)
+    out = os.path.join(out_dir, name + sysconfig.get_config_var("EXT_SUFFIX"))
+    cmd = [
+        os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", "-std=gnu11",
+        "-Wall", "-Werror",
+        "-I", sysconfig.get_paths()["include"],
+        "-I", rcupool.get_include(),
+        *cflags,
+        *[os.path.join(HERE, s) for s in sources],
+        "-o", out,
+        "-L", rcupool.get_library_dir(), "-l:librcupool.so.0",
+        "-Wl,-rpath," + runpath_to_library(out_dir),
+        "-Wl,--enable-new-dtags",
+        *libs,
+        "-pthread",
+    ]
+    subprocess.run(cmd, check=True)
+    return out
+
+
+def load(name: str, out_dir: str) -> ModuleType:
+    """Imports a built sample from out_dir."""
+    if out_dir not in sys.path:
+        sys.path.insert(0, out_dir)
+    return importlib.import_module(name)
+
+
+def build_all(out_dir: str) -> dict[str, str]:
+    """Builds every sample; returns {module name: path}."""
+    return {
+        "rcupool_sample_parallel":
+            build("rcupool_sample_parallel", ["sample_parallel.c"], out_dir),
+    }
