@@ -53,6 +53,7 @@ def load(name: str, out_dir: str) -> ModuleType:
     """Imports a built sample from out_dir."""
     if out_dir not in sys.path:
         sys.path.insert(0, out_dir)
+    importlib.invalidate_caches()
     return importlib.import_module(name)
 
 

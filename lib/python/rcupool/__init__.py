@@ -177,3 +177,10 @@ def get_library_dir() -> str:
 
 
 _log.setup()
+# The process-wide manager is made now, on the importing thread, rather than
+# by whichever thread first calls in: a fork() while another thread is half
+# way through creating it would leave the child blocked on the library's
+# creation lock (with the library of this checkout; the library's fork
+# handlers take that lock on the fork branch). A failure here is not fatal:
+# the library logged it, and every call tries again.
+_native.lib.rcupool_default()
