@@ -34,6 +34,9 @@ class Runs:
             # Programs built twice (static and shared rcupool) share run
             # names: the shared build's are prefixed with "shared:".
             prefix = "shared:" if stem.endswith("_shared") else ""
+            # sized_bench repeats read_bench's pin row as its own reference.
+            if stem == "sized_bench":
+                prefix = "sized:"
             for b in data["benchmarks"]:
                 if b.get("run_type") != "iteration":
                     continue
@@ -41,6 +44,10 @@ class Runs:
                     sys.exit("%s: %s: %s" % (name, b["run_name"],
                                               b.get("error_message")))
                 self.rows.setdefault(prefix + b["run_name"], []).append(b)
+
+    def has(self, run_name, stem):
+        prefix = "sized:" if stem == "sized_bench" else ""
+        return prefix + run_name in self.rows
 
     def get(self, run_name):
         if run_name not in self.rows:
@@ -231,6 +238,27 @@ def main():
         none = r.ns("%s/reader:0/iterations:%d/manual_time" % (fmt, iters))
         add("reset (%s) while a reader holds a 100 ms section" % kind, under,
             "no reader", none, under / none, "<= 1.1x", 1.1, False)
+
+    # rcupool_pin_sized (sized_bench; absent from runs made before it).
+    if r.has("BM_Pin_Rcupool/real_time/threads:1", "sized_bench"):
+        for t in (1, 2):
+            ref = r.ns("sized:BM_Pin_Rcupool/real_time/threads:%d" % t)
+            for fn, what in (("CurrentSize", "current size"),
+                             ("LiveSize", "live, not current")):
+                name = "BM_PinSized_%s/real_time/threads:%d" % (fn, t)
+                ours = r.ns("sized:" + name)
+                add("sized pin + unpin, %s, %d thread%s" %
+                    (what, t, "s" if t > 1 else ""), ours, "rcupool_pin",
+                    ref, ours / ref, "<= 2x", 2.0, False,
+                    r.ns("sized:" + name, "cpu_time") /
+                    r.ns("sized:BM_Pin_Rcupool/real_time/threads:%d" % t,
+                         "cpu_time"))
+        for n in (2, 4, 8):
+            name = "sized:BM_PinSized_StartPool/%d/iterations:20/manual_time" % n
+            add("sized pin that starts a pool of %d" % n, r.ns(name),
+                "pthreadpool_create (paired)",
+                r.counter(name, "paired_create_us") * 1e3,
+                r.counter(name, "sized_over_create"), "<= 1.1x", 1.1, False)
 
     w("## Targets")
     w("")

@@ -8,6 +8,10 @@
  *              + 1 per retire whose grace-period callback has not yet run
  *                                                     ("retire references")
  *
+ *   A pool started by rcupool_pin_sized() is never current until a reset
+ *   reuses it: its refs are its pins only (generation 0), and the unpin that
+ *   drops the last one hands it to the reclaim thread like any other.
+ *
  *   A reset turns the old pool's current reference into a retire reference
  *   and queues a callback that drops it after a grace period. A reuse takes
  *   a new current reference with rp_pool_tryget() (never from zero). The
@@ -54,7 +58,9 @@ struct rp_pool {
   rcupool_t *manager;
 
   /* Written under manager->lock (atomically, as readers may load them). */
-  uint64_t generation;       /* generation at which it last became current */
+  uint64_t generation;       /* generation at which it last became current;
+                                0 while it never was (a pool started for
+                                rcupool_pin_sized(), see pin.c) */
 
   /* Under manager->lock only. */
   unsigned retires_pending;  /* queued retire callbacks, one ref each */

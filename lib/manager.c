@@ -12,6 +12,12 @@
  *       covers.
  *   M3. pins = sum over pools of refs - (1 if current) - retires_pending,
  *       read under m->lock, where retires_pending and "current" cannot move.
+ *       A never-current pool (generation 0) has no base reference: all its
+ *       refs are pins.
+ *   M4. Under m->lock every alive pool is in exactly one of: current,
+ *       retiring (retire pending), kept, never current, dying (refs 0); a
+ *       reset reuses a never-current pool in one hold of the lock
+ *       (reset.c, W5), so stats see it in one state or the other.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -165,6 +171,8 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
     s.frees_pending += p->retires_pending;
     if (refs == 0)
       s.frees_pending++; /* an unpin has handed it to the reclaim thread */
+    else if (!is_current && p->generation == 0)
+      s.pools_never_current++; /* started for rcupool_pin_sized() */
     else if (!is_current && p->retires_pending == 0)
       s.pools_kept++;
   }

@@ -13,6 +13,26 @@
  *       never frees on the calling thread (a task may unpin its own pool).
  *   N3. An empty pin has pool_ == NULL; rcupool_unpin() empties the pin it
  *       releases, so a second unpin is detected, logged and ignored.
+ *
+ * Sized pins (rcupool_pin_sized):
+ *   SIZED-1. A sized pin of the current size is taken exactly as N1. Any
+ *       other pool is found under m->lock with rp_pool_tryget(), never from
+ *       zero: a pool whose last reference an unpin has just dropped is
+ *       dying and is skipped, and a new pool of its size may then coexist
+ *       with it until the reclaim thread frees it (as for reset, W2).
+ *   SIZED-2. A pool is started only under m->writer, after a second search
+ *       under that mutex: resets and other sized pins that start pools are
+ *       serialised with it, so no two live pools of one size are ever both
+ *       reachable (one pool per thread count, current or not).
+ *   SIZED-3. A pool started here has refs = 1 (this pin's) and generation 0
+ *       (never current); it goes on m->pools under m->lock before the pin
+ *       is returned. Its last unpin hands it to the reclaim thread (N2), or
+ *       a reset reuses it and makes it current (reset.c, W5).
+ *   SIZED-4. A failure to start a pool changes nothing: the pin stays
+ *       empty and no pool, thread or counter is added.
+ *   SIZED-5. A sized pin's generation is the manager's generation when it
+ *       was taken (for a pin of the current pool, that pool's generation,
+ *       as for rcupool_pin()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,6 +62,102 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
   pin->threads_ = p->threads;
   pin->generation_ = gen;
   return 0;
+}
+
+static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
+                        uint64_t gen) {
+  pin->pool_ = p;
+  pin->manager_ = m;
+  pin->threadpool_ = p->tp;
+  pin->threads_ = p->threads;
+  pin->generation_ = gen;
+}
+
+/* A live pool of `threads` threads, current or not, with a reference taken
+ * for the caller (SIZED-1). Called with m->lock held. */
+static struct rp_pool *rp_sized_find_locked(rcupool_t *m, size_t threads) {
+  struct rp_pool *p;
+  rp_for_each_pool(p, m) {
+    if (p->threads == threads && !p->fork_orphan && rp_pool_tryget(p))
+      return p;
+  }
+  return NULL;
+}
+
+static int rp_pin_sized_slow(rcupool_t *m, size_t threads,
+                             rcupool_pin_t *pin) {
+  pthread_mutex_lock(&m->lock);
+  struct rp_pool *p = rp_sized_find_locked(m, threads);
+  uint64_t gen = m->generation;
+  pthread_mutex_unlock(&m->lock);
+  if (p != NULL) {
+    rp_pin_fill(pin, m, p, gen);
+    return 0;
+  }
+
+  /* SIZED-2: search again under writer, then start the pool there. */
+  pthread_mutex_lock(&m->writer);
+  pthread_mutex_lock(&m->lock);
+  p = rp_sized_find_locked(m, threads);
+  gen = m->generation;
+  pthread_mutex_unlock(&m->lock);
+  if (p == NULL) {
+    int err = rp_pool_create(m, threads, &p);
+    if (err != 0) {
+      pthread_mutex_unlock(&m->writer);
+      rp_log(RCUPOOL_LOG_ERROR,
+             "pin_sized: cannot start a pool of %zu threads (%d); nothing "
+             "changed",
+             threads, err);
+      return err;
+    }
+    pthread_mutex_lock(&m->lock);
+    cds_list_add(&p->node, &m->pools);
+    m->pools_created++;
+    gen = m->generation;
+    pthread_mutex_unlock(&m->lock);
+    rp_log(RCUPOOL_LOG_DEBUG,
+           "manager %p: start pool %p (%zu threads) for a sized pin; never "
+           "current",
+           (void *)m, (void *)p, p->threads);
+  }
+  pthread_mutex_unlock(&m->writer);
+  rp_pin_fill(pin, m, p, gen);
+  return 0;
+}
+
+int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
+  if (m == NULL || pin == NULL) return -EINVAL;
+  if (threads > RCUPOOL_MAX_THREADS) {
+    rp_log(RCUPOOL_LOG_ERROR, "pin_sized: %zu threads is above the maximum %d",
+           threads, RCUPOOL_MAX_THREADS);
+    return -EINVAL;
+  }
+  if (pin->pool_ != NULL) {
+    rp_log(RCUPOOL_LOG_WARN, "pin_sized: pin %p already holds a pool",
+           (void *)pin);
+    return -EBUSY;
+  }
+  if (threads == 0) threads = m->default_threads;
+
+  /* The current pool has that size: a pin as rcupool_pin() takes it (N1). */
+  rp_read_lock();
+  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(p->threads == threads, 1)) {
+    size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
+    uint64_t gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
+    rp_read_unlock();
+    if (__builtin_expect(old == 0, 0)) {
+      fprintf(stderr,
+              "rcupool: pin_sized: pool %p reached from a section at refs 0\n",
+              (void *)p);
+      abort();
+    }
+    rp_pin_fill(pin, m, p, gen);
+    return 0;
+  }
+  rp_read_unlock();
+  return rp_pin_sized_slow(m, threads, pin);
 }
 
 void rcupool_unpin(rcupool_pin_t *pin) {

@@ -18,14 +18,21 @@
  *   W4. generation grows by one per publish and is stored in the pool
  *       before the pool pointer is published (release), so a reader that
  *       sees the pool sees its generation.
+ *   W5. A reuse takes its reference (rp_pool_tryget) and publishes in one
+ *       hold of m->lock. A pool found this way may be one that
+ *       rcupool_pin_sized() started and that was never current (generation
+ *       0, refs = its pins): from that hold on it is current, with a
+ *       generation, and rcupool_get_stats() never sees it half-moved (its
+ *       extra reference counted as a pin, or current and never current).
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
-/* Finds a live pool of `threads` threads other than the current one and
- * takes a reference on it. Called with m->lock held. */
+/* Finds a live pool of `threads` threads other than the current one (a
+ * retired one, or one started by rcupool_pin_sized()) and takes a reference
+ * on it. Called with m->lock held. */
 static struct rp_pool *rp_find_reusable_locked(rcupool_t *m, size_t threads) {
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
@@ -61,11 +68,16 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
     return -ENOMEM;
   }
 
+  /* A reuse is found and published within one hold of m->lock (W5), so the
+   * pool's new current reference and its new state appear together. */
   pthread_mutex_lock(&m->lock);
   struct rp_pool *next = rp_find_reusable_locked(m, threads);
-  pthread_mutex_unlock(&m->lock);
   bool reused = next != NULL;
-  if (!reused) {
+  bool was_never_current = reused && next->generation == 0;
+  if (reused) {
+    m->reuses++;
+  } else {
+    pthread_mutex_unlock(&m->lock);
     /* Slow (threads start): no m->lock held, so stats, pins and the reclaim
      * thread carry on meanwhile. */
     int err = rp_pool_create(m, threads, &next);
@@ -78,12 +90,7 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
              threads, err, (void *)old, old->threads);
       return err;
     }
-  }
-
-  pthread_mutex_lock(&m->lock);
-  if (reused) {
-    m->reuses++;
-  } else {
+    pthread_mutex_lock(&m->lock);
     cds_list_add(&next->node, &m->pools);
     m->pools_created++;
   }
@@ -98,8 +105,9 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
   pthread_mutex_unlock(&m->lock);
 
   rp_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",
-         (void *)m, reused ? "reuse" : "publish", (void *)next, next->threads,
-         (unsigned long long)gen);
+         (void *)m,
+         was_never_current ? "reuse sized" : reused ? "reuse" : "publish",
+         (void *)next, next->threads, (unsigned long long)gen);
   rp_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu threads)",
          (void *)m, (void *)old, old->threads);
   rp_reclaim_retire(rec);

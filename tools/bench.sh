@@ -47,6 +47,7 @@ run read_bench_shared "$reps" --benchmark_min_time=0.2 \
 run dispatch_bench "$reps" --benchmark_min_time=0.2
 run xnn_bench "$reps" --benchmark_min_time=0.2
 run reset_bench "$reps"
+run sized_bench "$reps" --benchmark_min_time=0.2
 # Thread counts are exact; three runs show they repeat.
 run churn_bench 3 --timeline_out="$timeline"
 

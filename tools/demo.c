@@ -8,10 +8,16 @@
  * the method's pool. Every output is checked against a double-precision
  * reference. Meanwhile a resetter thread changes the process's thread count
  * (1 up to --max-threads, repeats included). Between runs, an executor whose
- * method went stale refreshes it onto the current pool.
+ * method went stale refreshes it onto the current pool. A third executor
+ * runs the same method at a fixed width (kFixedWidth threads) on a sized
+ * pin (rcupool_xnn_runtime_create_sized): it never goes stale, never
+ * refreshes, and its pool is the current one only while a reset has made
+ * it so.
  *
  * Once a second: elapsed time, generation, current threads, pools alive,
- * kept pools, pins, OS threads of the process. At the end a summary; the
+ * kept pools, pools never current, pins, OS threads of the process, and
+ * the widths alive (the current size, then each executor's pool size; "*"
+ * marks the fixed-width executor's). At the end a summary; the
  * exit status is 0 only with no wrong output, one pool left alive and the
  * OS threads back to the current pool's plus the library's one.
  *
@@ -44,7 +50,8 @@
 
 enum { kBatch = 64, kIn = 256, kHidden = 512, kOut = 256 };
 enum { kInputs = 4 };           /* inputs the executors cycle through */
-enum { kExecutors = 2 };
+enum { kExecutors = 3 };         /* the last one runs at a fixed width */
+enum { kFixedWidth = 1 };
 static const double kMaxError = 1e-4;
 static const unsigned kResetPeriodMs = 150;
 static const double kUnsafeTimeout = 5.0;
@@ -86,6 +93,8 @@ struct executor {
   rcupool_t *m;
   xnn_subgraph_t sg;           /* kept for refresh */
   rcupool_xnn_runtime_t *rt;
+  size_t fixed_width;          /* 0: follows the current pool */
+  atomic_size_t width;         /* its pool's size, for the status line */
   float x[kBatch * kIn];
   float y[kBatch * kOut];
   double row_sums[kBatch];
@@ -128,6 +137,8 @@ static void *executor_main(void *arg) {
         break;
       }
       atomic_fetch_add(&refreshes, 1);
+      atomic_store(&e->width,
+                   rcupool_pin_threads(rcupool_xnn_runtime_pin(e->rt)));
     }
     const size_t k = (run + (unsigned long)e->id) % kInputs;
     memcpy(e->x, inputs[k], sizeof e->x);
@@ -144,7 +155,11 @@ static void *executor_main(void *arg) {
     }
     bool ok = mlp_relative_error(e->y, references[k], kBatch * kOut) <
                   kMaxError &&
-              row_sums_match(e->row_sums, reference_row_sums[k]);
+              row_sums_match(e->row_sums, reference_row_sums[k]) &&
+              (e->fixed_width == 0 ||
+               (rcupool_pin_threads(pin) == e->fixed_width &&
+                pthreadpool_get_threads_count(rcupool_pin_pthreadpool(pin)) ==
+                    e->fixed_width));
     if (!ok) {
       atomic_fetch_add(&wrong_outputs, 1);
       fprintf(stderr, "demo: executor %d: WRONG output on a pool of %zu "
@@ -303,9 +318,17 @@ int main(int argc, char **argv) {
   for (int i = 0; i < kExecutors; i++) {
     ex[i].id = i;
     ex[i].m = m;
+    ex[i].fixed_width = i == kExecutors - 1 ? kFixedWidth : 0;
     int err = mlp_subgraph(model, &ex[i].sg);
-    if (err == 0) err = rcupool_xnn_runtime_create(m, ex[i].sg, 0, &ex[i].rt);
+    if (err == 0 && ex[i].fixed_width != 0)
+      err = rcupool_xnn_runtime_create_sized(m, ex[i].fixed_width, ex[i].sg,
+                                             0, &ex[i].rt);
+    else if (err == 0)
+      err = rcupool_xnn_runtime_create(m, ex[i].sg, 0, &ex[i].rt);
     if (err == 0) err = setup(&ex[i]);
+    if (err == 0)
+      atomic_store(&ex[i].width,
+                   rcupool_pin_threads(rcupool_xnn_runtime_pin(ex[i].rt)));
     if (err != 0) {
       fprintf(stderr, "demo: loading the method: %s\n", strerror(-err));
       return 1;
@@ -314,13 +337,14 @@ int main(int argc, char **argv) {
   fprintf(status,
           "rcupool demo: %d executors run an XNNPACK method (FC %d-%d-%d, "
           "batch %d) plus a row-sum kernel through rcupool_parallelize_1d, "
-          "checking every output; a resetter sets the thread count to a "
-          "count in 1..%zu every %u ms; %.0f s.\n",
-          kExecutors, kIn, kHidden, kOut, kBatch, o.max_threads,
-          kResetPeriodMs, o.seconds);
-  fprintf(status, "%7s %5s %7s %11s %4s %4s %10s %10s %6s\n", "time", "gen",
-          "threads", "pools alive", "kept", "pins", "os threads", "executions",
-          "wrong");
+          "checking every output; %d follow the current pool and one runs "
+          "at a fixed width of %d (a sized pin); a resetter sets the thread "
+          "count to a count in 1..%zu every %u ms; %.0f s.\n",
+          kExecutors, kIn, kHidden, kOut, kBatch, kExecutors - 1,
+          kFixedWidth, o.max_threads, kResetPeriodMs, o.seconds);
+  fprintf(status, "%7s %5s %7s %11s %4s %5s %4s %10s %10s %6s  %s\n", "time",
+          "gen", "threads", "pools alive", "kept", "never", "pins",
+          "os threads", "executions", "wrong", "widths alive");
 
   const double start = now();
   for (int i = 0; i < kExecutors; i++)
@@ -341,10 +365,20 @@ int main(int argc, char **argv) {
     rcupool_get_stats(m, &s);
     size_t threads_now = os_thread_count();
     note_os_threads();
-    fprintf(status, "%6.1fs %5llu %7zu %11zu %4zu %4zu %10zu %10lu %6lu\n",
+    /* Widths alive: the current size, then each executor's pool. */
+    char widths[96];
+    int len = snprintf(widths, sizeof widths, "current %zu |", s.threads);
+    for (int i = 0; i < kExecutors && len > 0 && (size_t)len < sizeof widths;
+         i++)
+      len += snprintf(widths + len, sizeof widths - (size_t)len, " %zu%s",
+                      atomic_load(&ex[i].width),
+                      ex[i].fixed_width != 0 ? "*" : "");
+    fprintf(status,
+            "%6.1fs %5llu %7zu %11zu %4zu %5zu %4zu %10zu %10lu %6lu  %s\n",
             now() - start, (unsigned long long)s.generation, s.threads,
-            s.pools_alive, s.pools_kept, s.pins, threads_now,
-            atomic_load(&executions), atomic_load(&wrong_outputs));
+            s.pools_alive, s.pools_kept, s.pools_never_current, s.pins,
+            threads_now, atomic_load(&executions),
+            atomic_load(&wrong_outputs), widths);
     if (now() - start >= o.seconds - 1e-3) break;
   }
 
@@ -384,7 +418,8 @@ int main(int argc, char **argv) {
                     atomic_load(&executions) > 0;
 
   if (o.json) {
-    printf("{\"seconds\": %.1f, \"executors\": %d, \"max_threads\": %zu, "
+    printf("{\"seconds\": %.1f, \"executors\": %d, \"fixed_width\": %d, "
+           "\"max_threads\": %zu, "
            "\"executions\": %lu, \"wrong_outputs\": %lu, "
            "\"call_errors\": %d, \"refreshes\": %lu, "
            "\"resets_requested\": %lu, \"resets\": %llu, \"reuses\": %llu, "
@@ -392,7 +427,8 @@ int main(int argc, char **argv) {
            "\"pools_alive\": %zu, \"threads\": %zu, "
            "\"os_threads_peak\": %zu, \"os_threads_final\": %zu, "
            "\"os_threads_expected\": %zu",
-           o.seconds, kExecutors, o.max_threads, atomic_load(&executions),
+           o.seconds, kExecutors, kFixedWidth, o.max_threads,
+           atomic_load(&executions),
            wrong, call_errors, atomic_load(&refreshes),
            atomic_load(&resets_requested),
            (unsigned long long)(s.resets - s0.resets),
@@ -413,8 +449,8 @@ int main(int argc, char **argv) {
     printf(", \"pass\": %s}\n", pass ? "true" : "false");
   } else {
     printf("\nsummary: %lu executions, %lu wrong outputs, %lu refreshes of "
-           "stale methods\n", atomic_load(&executions), wrong,
-           atomic_load(&refreshes));
+           "stale methods (the fixed-width executor never refreshes)\n",
+           atomic_load(&executions), wrong, atomic_load(&refreshes));
     printf("         %lu resets requested, %llu changed the pool, of which "
            "%llu reused a pool still alive\n",
            atomic_load(&resets_requested),

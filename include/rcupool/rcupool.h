@@ -206,6 +206,44 @@ typedef struct rcupool_pin {
 RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
 
 /*
+ * Pins a pool of exactly `threads` threads (0: the manager's default count)
+ * without changing the current pool: the current pool if it has that size,
+ * else a live pool of that size (retired, or started by another sized pin),
+ * else a new pool that is never made current. At most one pool per thread
+ * count is alive (outside a grace period), current or not: a later sized
+ * pin of that size shares the pool, and rcupool_reset() to that size makes
+ * this very pool current (a reuse). A pool that was never current is freed
+ * on the reclaim thread once its last pin is gone.
+ *
+ * With rcupool_scope_enter() it is a per-call width guard: every
+ * rcupool_parallelize_1d() on m and every backend call in the scope runs on
+ * this pool. Unpin, scope and the getters are those of rcupool_pin().
+ *
+ * Generation and is_current: rcupool_pin_generation() of a sized pin is the
+ * manager's generation when the pin was taken; rcupool_pin_is_current() is
+ * true only while its pool is m's current pool (a sized pin of the current
+ * size, or one whose pool a reset has since made current). A holder of a
+ * sized pin chose its width: "not current" is its normal state and is no
+ * reason to replan; it should not follow resets (a holder that wants the
+ * current pool uses rcupool_pin()). Read the pool's size with
+ * rcupool_pin_threads(), which never changes while pinned.
+ *
+ * Returns 0, or
+ *   -EINVAL  m or pin is NULL, or threads > RCUPOOL_MAX_THREADS;
+ *   -EBUSY   *pin already holds a pool (nothing is changed);
+ *   -ENOMEM  allocation failed;
+ *   -EAGAIN  a new pool's threads could not be started.
+ * On error *pin stays empty and the manager is unchanged.
+ * Threads: any, including a task running on a pool. Blocks: only when no
+ * pool of that size is alive: then it starts one, serialised with resets
+ * (it may wait for a concurrent reset that is starting threads). When a pool
+ * of that size is alive it takes the manager's internal lock for a short
+ * search, or none when that pool is current. Lifetime: as rcupool_pin().
+ */
+RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
+                                  rcupool_pin_t *pin);
+
+/*
  * Releases a pin and empties *pin. Unpinning an empty pin (zeroed, or
  * already released) is a no-op logged at warning level. If this was the
  * last holder of a retired pool, the pool is handed to the reclaim thread;
@@ -226,13 +264,15 @@ RCUPOOL_API pthreadpool_t rcupool_pin_pthreadpool(const rcupool_pin_t *pin);
 /* The pinned pool's thread count; 0 for an empty pin. */
 RCUPOOL_API size_t rcupool_pin_threads(const rcupool_pin_t *pin);
 
-/* The manager generation at which the pool was pinned; 0 for an empty pin. */
+/* The manager generation at which the pool was pinned (also for a sized
+ * pin, see rcupool_pin_sized()); 0 for an empty pin. */
 RCUPOOL_API uint64_t rcupool_pin_generation(const rcupool_pin_t *pin);
 
 /*
  * True when the pinned pool is m's current pool, false when a reset has
  * replaced it (the holder may choose to replan) or the pin is empty. A reset
- * that reused this very pool makes it current again.
+ * that reused this very pool makes it current again. For a sized pin, false
+ * is the normal state (see rcupool_pin_sized()). 
  * Threads: any. Never blocks.
  */
 RCUPOOL_API bool rcupool_pin_is_current(const rcupool_pin_t *pin);
@@ -279,7 +319,8 @@ RCUPOOL_API int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task,
 typedef struct rcupool_stats {
   uint64_t generation;   /* as rcupool_generation() */
   size_t threads;        /* current pool's thread count */
-  size_t pools_alive;    /* current pool + retired pools not yet freed */
+  size_t pools_alive;    /* current pool + every other pool not yet freed
+                            (retired, or started by rcupool_pin_sized()) */
   size_t pools_kept;     /* retired pools past their grace period, pinned */
   size_t pins;           /* pins held on all pools of the manager */
   uint64_t resets;       /* resets that changed the current pool */
@@ -288,6 +329,10 @@ typedef struct rcupool_stats {
   uint64_t pools_freed;
   size_t frees_pending;  /* grace-period callbacks and frees not yet run */
   size_t threads_alive;  /* sum of the thread counts of pools_alive */
+  /* Appended fields (those above keep their offsets). */
+  size_t pools_never_current; /* alive, pinned, never current: started by
+                                 rcupool_pin_sized() (widths in use besides
+                                 the current one and the kept ones) */
 } rcupool_stats_t;
 
 /*

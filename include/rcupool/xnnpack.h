@@ -10,6 +10,12 @@
  * rcupool_xnn_runtime_is_stale() and moves to the current pool, when it
  * chooses, with rcupool_xnn_runtime_refresh().
  *
+ * A runtime created with rcupool_xnn_runtime_create_sized() runs on a pool
+ * of the width its creator chose (rcupool_pin_sized()) instead of following
+ * the current pool: it is never stale, refresh does nothing to it, and a
+ * reset never moves it. To change its width, create a runtime of the new
+ * width from the kept subgraph, then destroy the old one.
+ *
  * Conventions are those of <rcupool/rcupool.h>: 0 or a negative errno,
  * opaque handles, destroy accepts NULL. XNNPACK status codes are mapped:
  *   xnn_status_invalid_parameter      -EINVAL
@@ -66,6 +72,27 @@ RCUPOOL_API int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
                                            rcupool_xnn_runtime_t **out);
 
 /*
+ * As rcupool_xnn_runtime_create(), on a pool of exactly `threads` threads
+ * (0: the manager's default count) taken with rcupool_pin_sized(): the
+ * current pool if it has that size, else a live pool of that size, else a
+ * new pool that is never made current and is freed after the last runtime
+ * (or other pin) on it is destroyed. The current pool is not changed.
+ *
+ * The runtime keeps that pool and width for its whole life: it is never
+ * reported stale, whatever resets happen (rcupool_xnn_runtime_is_stale() is
+ * false), and rcupool_xnn_runtime_refresh() returns 0 without doing
+ * anything (its setup stays valid).
+ *
+ * Returns as rcupool_xnn_runtime_create(), and -EINVAL above
+ * RCUPOOL_MAX_THREADS, -EAGAIN when a new pool's threads could not start.
+ * Threads: any. Blocks: while a new pool's threads start (see
+ * rcupool_pin_sized()); XNNPACK plans on the caller.
+ */
+RCUPOOL_API int rcupool_xnn_runtime_create_sized(
+    rcupool_t *m, size_t threads, xnn_subgraph_t sg, uint32_t xnn_flags,
+    rcupool_xnn_runtime_t **out);
+
+/*
  * Binds the external inputs and outputs (xnn_setup_runtime()); all of them
  * in one call. Runs inside the runtime's scope. The buffers must stay valid
  * until the next setup, refresh or destroy.
@@ -89,8 +116,8 @@ RCUPOOL_API int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt);
 /*
  * True when a reset has replaced the pool this runtime runs on since it was
  * pinned (the pool is no longer the manager's current pool); false when it
- * is current, including after a reset that reused this very pool, and for
- * NULL. A stale runtime keeps working on its own pool; refresh moves it.
+ * is current, including after a reset that reused this very pool, for a
+ * sized runtime (always), and for NULL. A stale runtime keeps working on its own pool; refresh moves it.
  * Threads: any. Never blocks. The answer may change as soon as it returns.
  */
 RCUPOOL_API bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt);
@@ -100,7 +127,8 @@ RCUPOOL_API bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt);
  * it from sg (the subgraph rt was created from, kept by the caller), then
  * deletes the old runtime and releases the old pin. The caller must call
  * rcupool_xnn_runtime_setup() again before the next invoke.
- * When rt is not stale: does nothing and returns 0 (the setup stays valid).
+ * When rt is not stale, and always for a sized runtime: does nothing and
+ * returns 0 (the setup stays valid).
  *
  * Returns 0, -EINVAL (rt or sg NULL), -ENOMEM or a mapped XNNPACK error; on
  * error rt is unchanged: it keeps its old pool, runtime and setup.

@@ -15,6 +15,10 @@
  *   X4. Refresh is all or nothing: the new pin and runtime are made first;
  *       only when both exist is the old pair released. On failure rt is as
  *       it was, still usable on its old pool.
+ *   X5. A sized runtime (rcupool_xnn_runtime_create_sized) holds a sized
+ *       pin for its whole life and never changes pool: it is never stale,
+ *       and refresh leaves it as it is. Its width is the one asked for,
+ *       whatever resets of the current pool happen.
  *
  * ThreadSanitizer: XNNPACK and pthreadpool are not instrumented. The
  * partitions of a fully-connected runtime touch the caller's buffers only
@@ -32,6 +36,7 @@ struct rcupool_xnn_runtime {
   rcupool_pin_t pin;  /* the pool xnn was created on (X1, X2) */
   xnn_runtime_t xnn;
   uint32_t flags;     /* xnn_create_runtime_v2 flags, reused by refresh */
+  bool sized;         /* created on a sized pin (X5) */
 };
 
 static int rp_xnn_init(void) {
@@ -39,11 +44,12 @@ static int rp_xnn_init(void) {
   return st == xnn_status_success ? 0 : rp_xnn_fail("xnn_initialize", st, NULL);
 }
 
-/* Pins m's current pool into *pin and creates a runtime on it. On failure
- * nothing is left pinned. */
-static int rp_xnn_plan(rcupool_t *m, xnn_subgraph_t sg, uint32_t flags,
-                       rcupool_pin_t *pin, xnn_runtime_t *out) {
-  int err = rcupool_pin(m, pin);
+/* Pins m's current pool (sized: a pool of `threads`) into *pin and creates
+ * a runtime on it. On failure nothing is left pinned. */
+static int rp_xnn_plan(rcupool_t *m, bool sized, size_t threads,
+                       xnn_subgraph_t sg, uint32_t flags, rcupool_pin_t *pin,
+                       xnn_runtime_t *out) {
+  int err = sized ? rcupool_pin_sized(m, threads, pin) : rcupool_pin(m, pin);
   if (err != 0) return err;
   xnn_runtime_t xnn = NULL;
   enum xnn_status st =
@@ -66,10 +72,11 @@ static void rp_xnn_release(xnn_runtime_t xnn, rcupool_pin_t *pin) {
   rcupool_unpin(pin);
 }
 
-int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
-                               uint32_t xnn_flags,
-                               rcupool_xnn_runtime_t **out) {
+static int rp_xnn_create(rcupool_t *m, bool sized, size_t threads,
+                         xnn_subgraph_t sg, uint32_t xnn_flags,
+                         rcupool_xnn_runtime_t **out) {
   if (m == NULL || sg == NULL || out == NULL) return -EINVAL;
+  if (sized && threads > RCUPOOL_MAX_THREADS) return -EINVAL;
   int err = rp_xnn_init();
   if (err != 0) return err;
   struct rcupool_xnn_runtime *rt = calloc(1, sizeof *rt);
@@ -77,20 +84,34 @@ int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
     rcupool_log(RCUPOOL_LOG_ERROR, "xnnpack: runtime_create: out of memory");
     return -ENOMEM;
   }
-  err = rp_xnn_plan(m, sg, xnn_flags, &rt->pin, &rt->xnn);
+  err = rp_xnn_plan(m, sized, threads, sg, xnn_flags, &rt->pin, &rt->xnn);
   if (err != 0) {
     free(rt);
     return err;
   }
   rt->manager = m;
   rt->flags = xnn_flags;
+  rt->sized = sized;
   rcupool_log(RCUPOOL_LOG_DEBUG,
-              "xnnpack: runtime %p created on a pool of %zu threads "
+              "xnnpack: runtime %p created on a %spool of %zu threads "
               "(generation %llu)",
-              (void *)rt, rcupool_pin_threads(&rt->pin),
+              (void *)rt, sized ? "sized " : "",
+              rcupool_pin_threads(&rt->pin),
               (unsigned long long)rcupool_pin_generation(&rt->pin));
   *out = rt;
   return 0;
+}
+
+int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
+                               uint32_t xnn_flags,
+                               rcupool_xnn_runtime_t **out) {
+  return rp_xnn_create(m, false, 0, sg, xnn_flags, out);
+}
+
+int rcupool_xnn_runtime_create_sized(rcupool_t *m, size_t threads,
+                                     xnn_subgraph_t sg, uint32_t xnn_flags,
+                                     rcupool_xnn_runtime_t **out) {
+  return rp_xnn_create(m, true, threads, sg, xnn_flags, out);
 }
 
 int rcupool_xnn_runtime_setup(rcupool_xnn_runtime_t *rt, size_t n,
@@ -113,7 +134,7 @@ int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt) {
 }
 
 bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt) {
-  return rt != NULL && !rcupool_pin_is_current(&rt->pin);
+  return rt != NULL && !rt->sized && !rcupool_pin_is_current(&rt->pin);
 }
 
 int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
@@ -121,7 +142,7 @@ int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
   if (!rcupool_xnn_runtime_is_stale(rt)) return 0;
   rcupool_pin_t pin = {0};
   xnn_runtime_t xnn = NULL;
-  int err = rp_xnn_plan(rt->manager, sg, rt->flags, &pin, &xnn);
+  int err = rp_xnn_plan(rt->manager, false, 0, sg, rt->flags, &pin, &xnn);
   if (err != 0) {
     rcupool_log(RCUPOOL_LOG_ERROR,
                 "xnnpack: runtime %p: refresh failed (%d); it stays on its "

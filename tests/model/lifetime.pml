@@ -58,9 +58,33 @@
  *                           decrement, while destroy can free the pool.
  *   VACUITY_NO_REUSE        asserts that no reset ever reuses a pool: spin
  *                           must find a reuse, so the reuse path is explored.
+ *
+ * SIZED adds the sized pinner (rcupool_pin_sized, lib/pin.c): NSZ sized
+ * pins of size B, which may take the current pool, a retired one, the pool
+ * of the other sized pin, or start a pool that is never current; a reset to
+ * B may reuse that pool (W5: find and publish in one hold of m->lock).
+ * m->writer is modelled (`writer`): resets and pool starts of sized pins
+ * hold it. Checked with one reader of one section (tests/model/BUILD): with
+ * two readers of two sections the space is about 23 million states (about
+ * 90 s here), also without error. Its switches, each must fail:
+ *   BROKEN_SIZED_FROM_ZERO  the sized search increments refs without
+ *                           rp_pool_tryget(): it revives a dying pool.
+ *   BROKEN_SIZED_NO_WRITER  a sized pin starts a pool without m->writer and
+ *                           the second search: a reset starts one of the
+ *                           same size meanwhile (two live pools of one size).
+ *   VACUITY_NO_RESET_REUSES_SIZED  asserts no reset reuses a never-current
+ *                           pool; VACUITY_NO_SIZED_SHARES_SIZED asserts no
+ *                           sized pin takes a never-current pool: spin must
+ *                           find both.
  */
 
+#ifdef SIZED
+#define NP    6    /* pool slots: the first, one per reset, one per sized pin */
+#define NREC  9    /* call_rcu heads: retire records 0..2, free_head of pools 0..5 */
+#else
 #define NP    4    /* pool slots: the first pool and one per reset at most */
+#define NREC  7    /* call_rcu heads: retire records 0..2, free_head of pools 0..3 */
+#endif
 #define NR    2    /* readers */
 #ifndef READER0_SECTIONS
 #define READER0_SECTIONS 2
@@ -70,7 +94,8 @@
 #endif
 #define NS    2    /* pin slots per reader: its sections, at most 2 */
 #define NRES  3    /* resets */
-#define NREC  7    /* call_rcu heads: retire records 0..2, free_head of pools 0..3 */
+#define NSZ   2    /* sized pins (SIZED), into pin slots NR * NS .. + NSZ - 1 */
+#define SIZED_R 2  /* the sized pinner's bit in insec and rwait */
 #define NONE  255
 #define SIZE_A 1
 #define SIZE_B 2
@@ -101,6 +126,7 @@ byte pins[NP];     /* pins held on each pool */
 byte seeing[NP];   /* readers inside a section that loaded this pool */
 byte handover;     /* unpins between their last decrement and call_rcu */
 byte reuses;
+bool was_cur[NP];  /* the pool has been current (generation != 0 in C) */
 
 /* ---- the manager: struct rcupool --------------------------------------- */
 byte cur = 0;      /* m->current */
@@ -113,11 +139,17 @@ byte rpool[NREC];  /* the pool each callback is about */
 byte rwait[NREC];  /* readers the callback's grace period still waits for */
 
 /* ---- pins, caller-owned rcupool_pin_t --------------------------------- */
-byte pinslot[NR * NS];
+byte pinslot[NR * NS + NSZ];
 
 byte readers_done;
 bool resetter_done;
 bool unpinner_done;
+#ifdef SIZED
+bool sized_done;
+#else
+bool sized_done = true;
+#endif
+bool writer;       /* m->writer: resets, and sized pins that start a pool */
 
 /* ---- macros ---------------------------------------------------------- */
 
@@ -148,13 +180,25 @@ bool unpinner_done;
 
 #define READY(i) (rstate[i] == QUEUED && rwait[i] == 0)
 #define INFLIGHT(i) (rstate[i] == QUEUED || rstate[i] == RUNNING)
+#define ALIVE_OF(j, n) ((pstate[j] == ALIVE && psize[j] == n) -> 1 : 0)
+#ifdef SIZED
+#define MORE_INFLIGHT || INFLIGHT(7) || INFLIGHT(8)
+#define MORE_ALIVE(n) + ALIVE_OF(4, n) + ALIVE_OF(5, n)
+#define MORE_LISTED || inlist[4] || inlist[5]
+#define MORE_DONE(snap) && ((snap & 128) == 0 || rstate[7] == DONE) && \
+                          ((snap & 256) == 0 || rstate[8] == DONE)
+#else
+#define MORE_INFLIGHT
+#define MORE_ALIVE(n)
+#define MORE_LISTED
+#define MORE_DONE(snap)
+#endif
 #define ANY_INFLIGHT                                                          \
   (INFLIGHT(0) || INFLIGHT(1) || INFLIGHT(2) || INFLIGHT(3) ||                \
-   INFLIGHT(4) || INFLIGHT(5) || INFLIGHT(6))
-
-#define ALIVE_OF(j, n) ((pstate[j] == ALIVE && psize[j] == n) -> 1 : 0)
+   INFLIGHT(4) || INFLIGHT(5) || INFLIGHT(6) MORE_INFLIGHT)
 #define COUNT_ALIVE(n)                                                        \
-  (ALIVE_OF(0, n) + ALIVE_OF(1, n) + ALIVE_OF(2, n) + ALIVE_OF(3, n))
+  (ALIVE_OF(0, n) + ALIVE_OF(1, n) + ALIVE_OF(2, n) + ALIVE_OF(3, n)         \
+   MORE_ALIVE(n))
 #define ONE_POOL_PER_SIZE (COUNT_ALIVE(SIZE_A) <= 1 && COUNT_ALIVE(SIZE_B) <= 1)
 
 /* Nothing waits for a grace period or a hand-over. */
@@ -178,9 +222,22 @@ inline rcu_barrier(snap, i) {
    ((snap & 8)  == 0 || rstate[3] == DONE) &&
    ((snap & 16) == 0 || rstate[4] == DONE) &&
    ((snap & 32) == 0 || rstate[5] == DONE) &&
-   ((snap & 64) == 0 || rstate[6] == DONE));
+   ((snap & 64) == 0 || rstate[6] == DONE) MORE_DONE(snap));
   snap = 0
 }
+
+/* Leaving a section: no grace period waits for reader r any more. */
+#ifdef SIZED
+#define MORE_LEAVE(r) ; rwait[7] = rwait[7] & ~(1 << r); \
+                        rwait[8] = rwait[8] & ~(1 << r)
+#else
+#define MORE_LEAVE(r)
+#endif
+#define LEAVE_GP(r)                                                           \
+  rwait[0] = rwait[0] & ~(1 << r); rwait[1] = rwait[1] & ~(1 << r);          \
+  rwait[2] = rwait[2] & ~(1 << r); rwait[3] = rwait[3] & ~(1 << r);          \
+  rwait[4] = rwait[4] & ~(1 << r); rwait[5] = rwait[5] & ~(1 << r);          \
+  rwait[6] = rwait[6] & ~(1 << r) MORE_LEAVE(r)
 
 /* ---- readers: rcupool_read_lock/current/pin/read_unlock ----------------
  * A section is two steps: enter and load m->current, then use the pool,
@@ -210,13 +267,7 @@ proctype reader(byte r; byte nsec) {
        fi;
        seeing[p]--;                               /* rcupool_read_unlock */
        insec = insec & ~(1 << r);
-       rwait[0] = rwait[0] & ~(1 << r);
-       rwait[1] = rwait[1] & ~(1 << r);
-       rwait[2] = rwait[2] & ~(1 << r);
-       rwait[3] = rwait[3] & ~(1 << r);
-       rwait[4] = rwait[4] & ~(1 << r);
-       rwait[5] = rwait[5] & ~(1 << r);
-       rwait[6] = rwait[6] & ~(1 << r);
+       LEAVE_GP(r);
        p = NONE;
        s++
      }
@@ -240,6 +291,10 @@ proctype unpinner() {
        :: pinslot[1] != NONE -> i = 1
        :: pinslot[2] != NONE -> i = 2
        :: pinslot[3] != NONE -> i = 3
+#ifdef SIZED
+       :: pinslot[4] != NONE -> i = 4
+       :: pinslot[5] != NONE -> i = 5
+#endif
        fi;
        p = pinslot[i];
        USE(p);                                    /* a method runs on it */
@@ -265,8 +320,9 @@ proctype unpinner() {
      :: else -> p = 0
      fi
   :: atomic {
-       readers_done == NR && pinslot[0] == NONE && pinslot[1] == NONE &&
-       pinslot[2] == NONE && pinslot[3] == NONE
+       readers_done == NR && sized_done && pinslot[0] == NONE &&
+       pinslot[1] == NONE && pinslot[2] == NONE && pinslot[3] == NONE &&
+       pinslot[4] == NONE && pinslot[5] == NONE
      } -> break
   od;
   unpinner_done = true
@@ -282,6 +338,7 @@ proctype resetter() {
   bool reused;
   do
   :: k < NRES ->
+     atomic { !writer -> writer = true }   /* m->writer */
      UNDER_LOCK {                    /* rp_find_reusable_locked */
        M_ALIVE;
        n = ((k % 2) == 0 -> SIZE_B : SIZE_A);
@@ -316,7 +373,18 @@ proctype resetter() {
          fi
        }
        j = 0;
-       reused = (next != NONE)
+       reused = (next != NONE);
+       if
+       :: reused ->                  /* W5: publish in the same hold */
+#ifdef VACUITY_NO_RESET_REUSES_SIZED
+          assert(was_cur[next]);
+#endif
+          reuses++; was_cur[next] = true;
+          cur = next;
+          USE(old);
+          pending[old]++
+       :: else
+       fi
      }
      UNDER_LOCK {                    /* rp_pool_create (no lock), publish */
        M_ALIVE;
@@ -324,21 +392,24 @@ proctype resetter() {
        :: !reused ->
           next = npools; npools++;
           /* W2: any other pool of this size alive is dying (refs 0) */
-          assert(!(pstate[0] == ALIVE && psize[0] == n && refs[0] > 0));
-          assert(!(pstate[1] == ALIVE && psize[1] == n && refs[1] > 0));
-          assert(!(pstate[2] == ALIVE && psize[2] == n && refs[2] > 0));
+          for (j : 0 .. NP - 1) {
+            assert(!(j != next && pstate[j] == ALIVE && psize[j] == n &&
+                     refs[j] > 0))
+          }
+          j = 0;
           pstate[next] = ALIVE; psize[next] = n; refs[next] = 1;
-          inlist[next] = true
-       :: else -> reuses++
+          inlist[next] = true; was_cur[next] = true;
+          cur = next;                /* publish (release) */
+          USE(old);
+          pending[old]++             /* old's current ref -> retire ref */
+       :: else
        fi;
-       cur = next;                   /* publish (release) */
-       USE(old);
-       pending[old]++;               /* old's current ref -> retire ref */
        next = 0; n = 0
      }
      d_step {                        /* rp_reclaim_retire: call_rcu */
        CALL_RCU_BODY(k, old);
-       k++; old = 0; reused = false
+       k++; old = 0; reused = false;
+       writer = false
      }
   :: else -> break
   od;
@@ -347,6 +418,106 @@ proctype resetter() {
 #endif
   resetter_done = true
 }
+
+#ifdef SIZED
+/* ---- rcupool_pin_sized (lib/pin.c) ----------------------------------------
+ * NSZ sized pins of size B (a size the resetter also resets to), into pin
+ * slots that the unpinner releases at any time. Each takes the current pool
+ * if it has size B (in a read-side section, SIZED-1's fast path), else a
+ * live pool of size B found under m->lock with rp_pool_tryget(), else,
+ * under m->writer after a second search (SIZED-2), a new pool that is never
+ * current (refs = its pins). A reset to B may then reuse that pool. */
+inline find_sized(slot, j, found) {
+  M_ALIVE;
+  found = false;
+  for (j : 0 .. NP - 1) {
+    if
+    :: !found && inlist[j] && psize[j] == SIZE_B -> USE(j);
+       if
+#ifdef BROKEN_SIZED_FROM_ZERO
+       :: true ->                    /* refs++ without tryget */
+#else
+       :: refs[j] > 0 ->             /* rp_pool_tryget */
+#endif
+#ifdef VACUITY_NO_SIZED_SHARES_SIZED
+          assert(was_cur[j]);
+#endif
+          refs[j]++; pins[j]++; pinslot[slot] = j; found = true
+       :: else
+       fi
+    :: else
+    fi
+  }
+  j = 0
+}
+
+proctype sized_pinner() {
+  byte s;
+  byte p = NONE;
+  byte j;
+  byte next;
+  bool found;
+  do
+  :: s < NSZ ->
+     d_step {                                     /* rcupool_read_lock */
+       insec = insec | (1 << SIZED_R);
+       p = cur;
+       assert(p != NONE);
+       seeing[p]++
+     }
+     atomic {
+       USE(p);                                    /* p->threads */
+       if
+       :: psize[p] == SIZE_B ->                   /* the current pool */
+          assert(refs[p] > 0);
+          refs[p]++; pins[p]++; pinslot[NR * NS + s] = p; found = true
+       :: else
+       fi;
+       seeing[p]--;                               /* rcupool_read_unlock */
+       insec = insec & ~(1 << SIZED_R);
+       LEAVE_GP(SIZED_R);
+       p = NONE
+     }
+     if
+     :: found -> skip
+     :: else ->
+        UNDER_LOCK { find_sized(NR * NS + s, j, found) }
+        if
+        :: found -> skip
+        :: else ->
+#ifndef BROKEN_SIZED_NO_WRITER
+           atomic { !writer -> writer = true }
+           UNDER_LOCK { find_sized(NR * NS + s, j, found) }
+#endif
+           if
+           :: found -> skip
+           :: else ->
+              UNDER_LOCK {                        /* rp_pool_create, list */
+                M_ALIVE;
+                next = npools; npools++;
+                /* SIZED-2: any other pool of this size alive is dying */
+                for (j : 0 .. NP - 1) {
+                  assert(!(j != next && pstate[j] == ALIVE &&
+                           psize[j] == SIZE_B && refs[j] > 0))
+                }
+                j = 0;
+                pstate[next] = ALIVE; psize[next] = SIZE_B; refs[next] = 1;
+                inlist[next] = true;
+                pins[next]++; pinslot[NR * NS + s] = next;
+                next = 0
+              }
+           fi;
+#ifndef BROKEN_SIZED_NO_WRITER
+           writer = false
+#endif
+        fi
+     fi;
+     d_step { s++; found = false }
+  :: else -> break
+  od;
+  sized_done = true
+}
+#endif
 
 /* ---- liburcu's call_rcu thread: rp_retire_cb and rp_free_cb -------------- */
 proctype reclaim() {
@@ -366,6 +537,10 @@ end_idle:
        :: READY(4) -> i = 4
        :: READY(5) -> i = 5
        :: READY(6) -> i = 6
+#ifdef SIZED
+       :: READY(7) -> i = 7
+       :: READY(8) -> i = 8
+#endif
        fi;
        rstate[i] = RUNNING;
        p = rpool[i]
@@ -434,7 +609,7 @@ inline drain(snap, i, dying) {
 
 /* ---- rcupool_destroy ---------------------------------------------------- */
 proctype destroyer() {
-  byte snap;
+  short snap;
   byte i;
   byte c;
   byte pinsum;
@@ -443,7 +618,7 @@ proctype destroyer() {
   bool flag;
 
   /* The manager's users other than pins are finished with it. */
-  (readers_done == NR && resetter_done);
+  (readers_done == NR && resetter_done && sized_done);
   if
   :: unpinner_done ->
      /* rcupool_barrier() with every pin released: every retired pool has
@@ -512,7 +687,8 @@ try_destroy:
   :: rcu_barrier(snap, i);
      UNDER_LOCK {
        M_ALIVE;
-       flag = !(inlist[0] || inlist[1] || inlist[2] || inlist[3]);
+       flag = !(inlist[0] || inlist[1] || inlist[2] || inlist[3]
+                MORE_LISTED);
        /* a pool still listed must have a callback or a hand-over coming,
         * or this loop would spin forever */
        assert(flag || ANY_INFLIGHT || handover > 0)
@@ -541,11 +717,16 @@ end_watch:
 init {
   d_step {
     pstate[0] = ALIVE; psize[0] = SIZE_A; refs[0] = 1; inlist[0] = true;
+    was_cur[0] = true;
     cur = 0;
-    pinslot[0] = NONE; pinslot[1] = NONE; pinslot[2] = NONE; pinslot[3] = NONE
+    pinslot[0] = NONE; pinslot[1] = NONE; pinslot[2] = NONE; pinslot[3] = NONE;
+    pinslot[4] = NONE; pinslot[5] = NONE
   }
   atomic {
     run reader(0, READER0_SECTIONS); run reader(1, READER1_SECTIONS);
     run unpinner(); run resetter(); run reclaim(); run destroyer()
+#ifdef SIZED
+    ; run sized_pinner()
+#endif
   }
 }

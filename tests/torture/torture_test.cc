@@ -7,6 +7,10 @@
 //             takes its place (threads exiting at any time);
 //   pinners   pin, run work on the pinned pool (directly, and through a
 //             scope) for random lengths, check its canary, and unpin;
+//   sized     the same with rcupool_pin_sized() of random sizes in
+//   pinners   1..min(8, max): the pool may be current, retired, shared with
+//             another sized pin, or started for them and never current;
+//             they also check the pool has exactly the size asked for;
 //   resetter  resets to random counts in 1..max, repeats included, and
 //             sometimes to 0 (the default count);
 //   checker   samples the stats with the pins frozen and checks the design's
@@ -21,6 +25,7 @@
 //   RCUPOOL_TORTURE_SECONDS      run time (default 10)
 //   RCUPOOL_TORTURE_READERS      reader threads (default 2)
 //   RCUPOOL_TORTURE_PINNERS      pinner threads (default 2)
+//   RCUPOOL_TORTURE_SIZED        sized pinner threads (default 2)
 //   RCUPOOL_TORTURE_MAX_THREADS  largest pool size reset to (default 16)
 //   RCUPOOL_TORTURE_SEED         random seed (default: from the clock)
 // A one-hour run:
@@ -30,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -73,6 +79,7 @@ struct Config {
   long seconds;
   long readers;
   long pinners;
+  long sized_pinners;
   size_t max_threads;
   uint64_t seed;
 };
@@ -82,6 +89,7 @@ Config ConfigFromEnv() {
   c.seconds = EnvLong("RCUPOOL_TORTURE_SECONDS", 10, 1, 7 * 24 * 3600);
   c.readers = EnvLong("RCUPOOL_TORTURE_READERS", 2, 0, 64);
   c.pinners = EnvLong("RCUPOOL_TORTURE_PINNERS", 2, 0, 64);
+  c.sized_pinners = EnvLong("RCUPOOL_TORTURE_SIZED", 2, 0, 64);
   c.max_threads = static_cast<size_t>(
       EnvLong("RCUPOOL_TORTURE_MAX_THREADS", 16, 2, RCUPOOL_MAX_THREADS));
   c.seed = static_cast<uint64_t>(EnvLong(
@@ -100,6 +108,7 @@ class Torture {
   // Final counters.
   std::atomic<uint64_t> reads{0};
   std::atomic<uint64_t> pins{0};
+  std::atomic<uint64_t> sized_pins{0};
   std::atomic<uint64_t> reader_threads{0};
   std::atomic<uint64_t> checks{0};
   std::atomic<uint64_t> barrier_checks{0};
@@ -109,7 +118,7 @@ class Torture {
 
  private:
   void ReaderSlot(uint64_t seed);
-  void Pinner(uint64_t seed);
+  void Pinner(uint64_t seed, bool sized);
   void Resetter(uint64_t seed);
   void Checker();
   void CheckCanary(const void *pool, const char *who);
@@ -176,22 +185,29 @@ void Torture::ReaderSlot(uint64_t seed) {
   }
 }
 
-void Torture::Pinner(uint64_t seed) {
+void Torture::Pinner(uint64_t seed, bool sized) {
   std::mt19937_64 rng(seed);
+  const size_t max_sized = std::min<size_t>(8, c_.max_threads);
   while (!Stopping()) {
     rcupool_pin_t pin{};
     size_t size;
     {
       std::shared_lock<std::shared_mutex> g(pin_mu_);
-      if (rcupool_pin(m_, &pin) != 0) {
-        Violation("rcupool_pin failed");
+      size_t want = 1 + rng() % max_sized;
+      int err = sized ? rcupool_pin_sized(m_, want, &pin) : rcupool_pin(m_, &pin);
+      if (err != 0) {
+        Violation(std::string(sized ? "rcupool_pin_sized" : "rcupool_pin") +
+                  " failed: " + std::to_string(err));
         return;
       }
       size = rcupool_pin_threads(&pin);
+      if (sized && size != want)
+        Violation("sized pin of " + std::to_string(want) + " got " +
+                  std::to_string(size));
       pinned_by_size_.at(size)++;
       pinned_total_++;
     }
-    pins++;
+    (sized ? sized_pins : pins)++;
     const void *pool = rp_testing_pin_pool(&pin);
     int rounds = 1 + static_cast<int>(rng() % 20);
     for (int i = 0; i < rounds; i++) {
@@ -254,19 +270,23 @@ void Torture::Checker() {
     pin_guard.unlock();
     if (drain) reset_guard.unlock();
 
-    std::set<size_t> kept_sizes = pinned;  // sizes a kept pool may have
+    // Sizes a kept or never-current pool may have.
+    std::set<size_t> kept_sizes = pinned;
     kept_sizes.erase(s.threads);
     std::string at = " (generation " + std::to_string(s.generation) +
                      ", alive " + std::to_string(s.pools_alive) + ", kept " +
-                     std::to_string(s.pools_kept) + ", pins " +
+                     std::to_string(s.pools_kept) + ", never current " +
+                     std::to_string(s.pools_never_current) + ", pins " +
                      std::to_string(s.pins) + ")";
     if (s.pins != pinned_total) Violation("pins differ from pins held" + at);
     if (s.pools_alive != s.pools_created - s.pools_freed)
       Violation("alive != created - freed" + at);
     if (s.pools_alive < 1) Violation("no pool alive" + at);
-    // Kept pools are pinned, one per size at most, never the current size.
-    if (s.pools_kept > kept_sizes.size())
-      Violation("more kept pools than distinct pinned sizes" + at);
+    // Kept and never-current pools are pinned, one per size at most, never
+    // the current size.
+    if (s.pools_kept + s.pools_never_current > kept_sizes.size())
+      Violation("more kept and never-current pools than distinct pinned "
+                "sizes" + at);
     if (s.threads < 1 || s.threads > c_.max_threads)
       Violation("current size out of range" + at);
     if (s.generation < prev.generation || s.resets < prev.resets ||
@@ -284,8 +304,9 @@ void Torture::Checker() {
       if (s.pools_alive != sizes.size())
         Violation("after barrier, alive != distinct pinned sizes + current" +
                   at);
-      if (s.pools_kept != kept_sizes.size())
-        Violation("after barrier, kept != pinned sizes but current" + at);
+      if (s.pools_kept + s.pools_never_current != kept_sizes.size())
+        Violation("after barrier, kept + never current != pinned sizes but "
+                  "current" + at);
       if (s.frees_pending != 0) Violation("after barrier, frees pending" + at);
       if (s.threads_alive != threads)
         Violation("after barrier, threads alive != sum of sizes" + at);
@@ -304,7 +325,9 @@ void Torture::Run() {
   for (long i = 0; i < c_.readers; i++)
     threads.emplace_back(&Torture::ReaderSlot, this, seeds());
   for (long i = 0; i < c_.pinners; i++)
-    threads.emplace_back(&Torture::Pinner, this, seeds());
+    threads.emplace_back(&Torture::Pinner, this, seeds(), false);
+  for (long i = 0; i < c_.sized_pinners; i++)
+    threads.emplace_back(&Torture::Pinner, this, seeds(), true);
   threads.emplace_back(&Torture::Resetter, this, seeds());
   threads.emplace_back(&Torture::Checker, this);
   auto end = Clock::now() + std::chrono::seconds(c_.seconds);
@@ -339,12 +362,15 @@ TEST(RcupoolTorture, ReadersPinnersResetsKeepInvariantsAndNoPoolUsedAfterFree) {
             baseline + s.threads - 1);
 
   printf(
-      "torture: %.1f s, seed %llu, %ld readers, %ld pinners, sizes 1..%zu: "
-      "reads %llu, pins %llu, resets %llu, reuses %llu, frees %llu, "
+      "torture: %.1f s, seed %llu, %ld readers, %ld pinners, %ld sized "
+      "pinners, sizes 1..%zu: "
+      "reads %llu, pins %llu, sized pins %llu, resets %llu, reuses %llu, "
+      "frees %llu, "
       "reader threads %llu, checks %llu, barrier checks %llu, "
       "work failures %llu, invariant failures %llu, canary failures %llu\n",
-      secs, (unsigned long long)c.seed, c.readers, c.pinners, c.max_threads,
-      (unsigned long long)t.reads.load(), (unsigned long long)t.pins.load(),
+      secs, (unsigned long long)c.seed, c.readers, c.pinners, c.sized_pinners,
+      c.max_threads, (unsigned long long)t.reads.load(),
+      (unsigned long long)t.pins.load(), (unsigned long long)t.sized_pins.load(),
       (unsigned long long)s.resets, (unsigned long long)s.reuses,
       (unsigned long long)s.pools_freed,
       (unsigned long long)t.reader_threads.load(),
@@ -362,6 +388,9 @@ TEST(RcupoolTorture, ReadersPinnersResetsKeepInvariantsAndNoPoolUsedAfterFree) {
   EXPECT_GT(t.reads.load(), 0u);
   if (c.pinners > 0) {
     EXPECT_GT(t.pins.load(), 0u);
+  }
+  if (c.sized_pinners > 0) {
+    EXPECT_GT(t.sized_pins.load(), 0u);
   }
   EXPECT_GT(s.resets, 0u);
   EXPECT_GT(s.pools_freed, 0u);

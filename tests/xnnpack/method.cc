@@ -25,6 +25,15 @@ Method::Method(rcupool_t *m, const Case &c) : case_(c) {
   ok_ = Setup() == 0;
 }
 
+Method::Method(rcupool_t *m, const Case &c, size_t width) : case_(c) {
+  if (c.model == nullptr || xnn_initialize(nullptr) != xnn_status_success)
+    return;
+  output_.resize(mlp_output_size(c.model));
+  if (mlp_subgraph(c.model, &sg_) != 0) return;
+  if (rcupool_xnn_runtime_create_sized(m, width, sg_, 0, &rt_) != 0) return;
+  ok_ = Setup() == 0;
+}
+
 Method::~Method() {
   Destroy();
   if (sg_ != nullptr) xnn_delete_subgraph(sg_);

@@ -31,6 +31,9 @@ class Method {
   // Builds the subgraph, creates the runtime on m's current pool and sets
   // it up. ok() tells whether every step succeeded.
   Method(rcupool_t *m, const Case &c);
+  // The same on a sized pin of `width` threads
+  // (rcupool_xnn_runtime_create_sized).
+  Method(rcupool_t *m, const Case &c, size_t width);
   ~Method();
   Method(const Method &) = delete;
   Method &operator=(const Method &) = delete;

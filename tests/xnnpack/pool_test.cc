@@ -1,5 +1,7 @@
 // One pool per method, staleness and refresh, observed on the pools that
 // pthreadpool is really called with (tests/xnnpack/recorder.h).
+#include <errno.h>
+
 #include <atomic>
 #include <cmath>
 
@@ -183,6 +185,64 @@ TEST(RcupoolXnnRuntimeRefresh, NotStaleChangesNothing) {
   ClearPoolRecord();
   EXPECT_LT(method.Run(), kMaxRelativeError);
   EXPECT_EQ(RecordedPoolSet(), std::set<pthreadpool_t>{pool});
+}
+
+
+TEST(RcupoolXnnRuntimeCreateSized, PartitionsAndKernelRunOnSizedPoolNeverStaleRefreshNoop) {
+  Manager m(2);
+  Method method(m, TheCase(), 1);
+  ASSERT_TRUE(method.ok());
+  const pthreadpool_t one = method.pool();
+  EXPECT_EQ(method.threads(), 1u);
+  EXPECT_EQ(pthreadpool_get_threads_count(one), 1u);
+  EXPECT_NE(one, CurrentPool(m));
+  EXPECT_EQ(Stats(m).pools_never_current, 1u);
+  EXPECT_FALSE(rcupool_xnn_runtime_is_stale(method.runtime()));
+
+  Parts before = RunMethod(m, method);
+  EXPECT_LT(before.error, kMaxRelativeError);
+  EXPECT_EQ(before.xnnpack, std::set<pthreadpool_t>{one});
+  EXPECT_EQ(before.kernel, std::set<pthreadpool_t>{one});
+
+  for (size_t n : {3u, 4u, 2u}) {
+    ASSERT_EQ(rcupool_reset(m, n), 0);
+    // A reset of the current pool never makes a sized runtime stale.
+    EXPECT_FALSE(rcupool_xnn_runtime_is_stale(method.runtime())) << n;
+  }
+  const uint64_t created = Stats(m).pools_created;
+  ASSERT_EQ(method.Refresh(), 0);  // does nothing: still on its pool
+  EXPECT_EQ(method.pool(), one);
+  EXPECT_EQ(Stats(m).pools_created, created);
+  Parts after = RunMethod(m, method);
+  EXPECT_LT(after.error, kMaxRelativeError);
+  EXPECT_EQ(after.xnnpack, std::set<pthreadpool_t>{one});
+  EXPECT_EQ(after.kernel, std::set<pthreadpool_t>{one});
+  EXPECT_EQ(after.kernel_items, 1000u);
+
+  method.Destroy();
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pools_never_current, 0u);
+}
+
+TEST(RcupoolXnnRuntimeCreateSized, AboveMaximumOrNullIsInvalidAndPinsNothing) {
+  Manager m(1);
+  xnn_subgraph_t sg = nullptr;
+  ASSERT_EQ(xnn_initialize(nullptr), xnn_status_success);
+  ASSERT_EQ(mlp_subgraph(TheCase().model, &sg), 0);
+  rcupool_xnn_runtime_t *rt = nullptr;
+  EXPECT_EQ(rcupool_xnn_runtime_create_sized(m, RCUPOOL_MAX_THREADS + 1, sg, 0,
+                                             &rt),
+            -EINVAL);
+  EXPECT_EQ(rcupool_xnn_runtime_create_sized(nullptr, 2, sg, 0, &rt), -EINVAL);
+  EXPECT_EQ(rcupool_xnn_runtime_create_sized(m, 2, nullptr, 0, &rt), -EINVAL);
+  EXPECT_EQ(rcupool_xnn_runtime_create_sized(m, 2, sg, 0, nullptr), -EINVAL);
+  EXPECT_EQ(rt, nullptr);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pins, 0u);
+  EXPECT_EQ(s.pools_created, 1u);
+  xnn_delete_subgraph(sg);
 }
 
 }  // namespace

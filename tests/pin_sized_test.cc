@@ -1,0 +1,432 @@
+// rcupool_pin_sized: a pool of a chosen width per caller, without changing
+// the current pool; one pool per thread count, current or not.
+#include <errno.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/annotate.h"
+#include "tests/support/support.h"
+
+using rcupool_test::LogRecorder;
+using rcupool_test::Manager;
+using rcupool_test::ManagerSumIsRight;
+using rcupool_test::OsThreadCount;
+using rcupool_test::Stats;
+using rcupool_test::WaitForOsThreadCount;
+
+namespace {
+
+pid_t Tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+pthreadpool_t Current(rcupool_t *m) {
+  rcupool_read_lock();
+  pthreadpool_t tp = rcupool_current(m);
+  rcupool_read_unlock();
+  return tp;
+}
+
+// What a parallel call saw from inside its tasks: the distinct OS threads
+// that ran them, and whether they all met (every task waits until `width`
+// distinct threads have entered, so a pool narrower than `width` never
+// meets and a wider one shows more threads).
+struct Rendezvous {
+  size_t width;
+  std::mutex mu;
+  std::set<pid_t> tids;
+  std::atomic<bool> timed_out{false};
+};
+
+void RendezvousTask(void *arg, size_t) {
+  auto *r = static_cast<Rendezvous *>(arg);
+  {
+    std::lock_guard<std::mutex> g(r->mu);
+    r->tids.insert(Tid());
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> g(r->mu);
+      if (r->tids.size() >= r->width) return;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      r->timed_out = true;
+      return;
+    }
+    std::this_thread::yield();
+  }
+}
+
+// Runs the rendezvous through rcupool_parallelize_1d (range = width: one
+// item per thread of a pool of that width) and returns the distinct
+// threads, or 0 when they never all met.
+size_t ThreadsThatRan(rcupool_t *m, size_t width) {
+  Rendezvous r;
+  r.width = width;
+  EXPECT_EQ(rcupool_parallelize_1d(m, RendezvousTask, &r, width, 0), 0);
+  return r.timed_out ? 0 : r.tids.size();
+}
+
+}  // namespace
+
+// Must-show 1.
+TEST(RcupoolPinSized, TwoThreadsOfWidthsOneAndThreeRunOnThoseWidthsCurrentUnchanged) {
+  Manager m(2);
+  const pthreadpool_t two = Current(m);
+  const uint64_t gen = rcupool_generation(m);
+
+  struct Result {
+    size_t pin_threads = 0;
+    size_t ran_on = 0;
+    bool sum_right = false;
+    bool current = true;
+  } results[2];
+  const size_t widths[2] = {1, 3};
+  std::atomic<int> ready{0};
+  std::atomic<bool> release{false};
+  auto worker = [&](int i) {
+    rcupool_pin_t pin{};
+    EXPECT_EQ(rcupool_pin_sized(m, widths[i], &pin), 0);
+    // Both pins are held at once before either does its work.
+    ready++;
+    while (!release) std::this_thread::yield();
+    rcupool_scope_enter(&pin);
+    results[i].pin_threads = rcupool_pin_threads(&pin);
+    results[i].ran_on = ThreadsThatRan(m, widths[i]);
+    results[i].sum_right = ManagerSumIsRight(m, 1000);
+    results[i].current = rcupool_pin_is_current(&pin);
+    rcupool_scope_exit();
+    ready++;
+    while (ready < 4) std::this_thread::yield();
+    rcupool_unpin(&pin);
+  };
+  std::thread a(worker, 0), b(worker, 1);
+  while (ready < 2) std::this_thread::yield();
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 3u);
+  EXPECT_EQ(s.pools_never_current, 2u);
+  EXPECT_EQ(s.pins, 2u);
+  release = true;
+  while (ready < 4) std::this_thread::yield();
+  // Current pool and generation unchanged while both sized pins work.
+  EXPECT_EQ(Current(m), two);
+  EXPECT_EQ(rcupool_generation(m), gen);
+  EXPECT_EQ(rcupool_threads(m), 2u);
+  a.join();
+  b.join();
+
+  for (int i = 0; i < 2; i++) {
+    EXPECT_EQ(results[i].pin_threads, widths[i]);
+    EXPECT_EQ(results[i].ran_on, widths[i]) << "width " << widths[i];
+    EXPECT_TRUE(results[i].sum_right);
+    EXPECT_FALSE(results[i].current);
+  }
+  // Outside the scopes, work runs on the current pool of 2.
+  EXPECT_EQ(ThreadsThatRan(m, 2), 2u);
+  s = Stats(m);
+  EXPECT_EQ(s.generation, gen);
+  EXPECT_EQ(s.resets, 0u);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pools_never_current, 0u);
+  EXPECT_EQ(s.pools_freed, 2u);
+}
+
+// Must-show 2, first part.
+TEST(RcupoolPinSized, OfCurrentSizeIsTheCurrentPool) {
+  Manager m(2);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 2, &pin), 0);
+  EXPECT_EQ(rcupool_pin_pthreadpool(&pin), Current(m));
+  EXPECT_TRUE(rcupool_pin_is_current(&pin));
+  EXPECT_EQ(rcupool_pin_generation(&pin), rcupool_generation(m));
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_created, 1u);
+  EXPECT_EQ(s.pools_never_current, 0u);
+  EXPECT_EQ(s.pins, 1u);
+  rcupool_unpin(&pin);
+}
+
+TEST(RcupoolPinSized, ZeroMeansDefaultCount) {
+  Manager m(2);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 0, &pin), 0);
+  EXPECT_EQ(rcupool_pin_threads(&pin), 2u);
+  EXPECT_FALSE(rcupool_pin_is_current(&pin));
+  rcupool_unpin(&pin);
+}
+
+// Must-show 2, second part.
+TEST(RcupoolReset, ToSizeOfLiveSizedPinMakesThatPoolCurrentAndCountsReuse) {
+  Manager m(2);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
+  const pthreadpool_t three = rcupool_pin_pthreadpool(&pin);
+  EXPECT_FALSE(rcupool_pin_is_current(&pin));
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_created, 2u);
+  EXPECT_EQ(s.pools_never_current, 1u);
+  EXPECT_EQ(s.pools_kept, 0u);
+  EXPECT_EQ(s.reuses, 0u);
+
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  EXPECT_EQ(Current(m), three);
+  EXPECT_TRUE(rcupool_pin_is_current(&pin));
+  s = Stats(m);
+  EXPECT_EQ(s.reuses, 1u);
+  EXPECT_EQ(s.pools_created, 2u);
+  EXPECT_EQ(s.pools_never_current, 0u);
+  EXPECT_EQ(s.pins, 1u);
+  EXPECT_EQ(s.threads, 3u);
+
+  // Once current, it lives on as any current pool after its pin goes.
+  rcupool_unpin(&pin);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(Current(m), three);
+  EXPECT_TRUE(ManagerSumIsRight(m, 1000));
+}
+
+// Must-show 2, third part.
+TEST(RcupoolPinSized, OfRetiredPoolSizeReusesThatPool) {
+  Manager m(2);
+  rcupool_pin_t old{};
+  ASSERT_EQ(rcupool_pin(m, &old), 0);
+  const pthreadpool_t two = rcupool_pin_pthreadpool(&old);
+  ASSERT_EQ(rcupool_reset(m, 1), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  ASSERT_EQ(Stats(m).pools_kept, 1u);
+
+  rcupool_pin_t sized{};
+  ASSERT_EQ(rcupool_pin_sized(m, 2, &sized), 0);
+  EXPECT_EQ(rcupool_pin_pthreadpool(&sized), two);
+  EXPECT_FALSE(rcupool_pin_is_current(&sized));
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_created, 2u);
+  EXPECT_EQ(s.pools_alive, 2u);
+  EXPECT_EQ(s.pools_kept, 1u);  // was current once: kept, not never-current
+  EXPECT_EQ(s.pools_never_current, 0u);
+  EXPECT_EQ(s.pins, 2u);
+
+  // The sized pin alone keeps it alive.
+  rcupool_unpin(&old);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(Stats(m).pools_alive, 2u);
+  rcupool_scope_enter(&sized);
+  EXPECT_EQ(ThreadsThatRan(m, 2), 2u);
+  rcupool_scope_exit();
+  rcupool_unpin(&sized);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(Stats(m).pools_alive, 1u);
+}
+
+TEST(RcupoolPinSized, RetiredPoolWithinGracePeriodIsReusedNotDuplicated) {
+  Manager m(3);
+  ASSERT_EQ(rcupool_reset(m, 1), 0);
+  // No barrier: the 3 is still within its grace period.
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
+  EXPECT_EQ(Stats(m).pools_created, 2u);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 2u);
+  EXPECT_EQ(s.pools_kept, 1u);
+  rcupool_unpin(&pin);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(Stats(m).pools_alive, 1u);
+}
+
+TEST(RcupoolPinSized, SecondSizedPinOfSameSizeSharesThePool) {
+  Manager m(1);
+  rcupool_pin_t a{}, b{};
+  ASSERT_EQ(rcupool_pin_sized(m, 3, &a), 0);
+  ASSERT_EQ(rcupool_pin_sized(m, 3, &b), 0);
+  EXPECT_EQ(rcupool_pin_pthreadpool(&a), rcupool_pin_pthreadpool(&b));
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_created, 2u);
+  EXPECT_EQ(s.pools_never_current, 1u);
+  EXPECT_EQ(s.pins, 2u);
+  rcupool_unpin(&a);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(Stats(m).pools_never_current, 1u);  // b still holds it
+  rcupool_unpin(&b);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pools_never_current, 0u);
+}
+
+TEST(RcupoolPinSized, NeverCurrentPoolFreedAfterLastUnpinWithItsThreads) {
+  Manager m(1);
+  ASSERT_EQ(rcupool_reset(m, 2), 0);  // start liburcu's call_rcu thread
+  ASSERT_EQ(rcupool_reset(m, 1), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
+
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 4, &pin), 0);
+  // 3 workers; the caller is the 4th.
+  EXPECT_EQ(WaitForOsThreadCount(baseline + 3), baseline + 3);
+  rcupool_unpin(&pin);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pools_never_current, 0u);
+  EXPECT_EQ(s.threads_alive, 1u);
+  EXPECT_EQ(WaitForOsThreadCount(baseline), baseline);
+}
+
+namespace {
+struct FreeWitness {
+  std::mutex mu;
+  pid_t free_tid = 0;
+};
+void FreeWitnessHook(void *ctx, rcupool_log_level_t, const char *message) {
+  auto *w = static_cast<FreeWitness *>(ctx);
+  if (std::string(message).find("free pool") != std::string::npos &&
+      std::string(message).find("last pin released") != std::string::npos) {
+    std::lock_guard<std::mutex> g(w->mu);
+    w->free_tid = Tid();
+  }
+}
+struct UnpinCtx {
+  rcupool_pin_t *pin;
+  std::atomic<pid_t> tid{0};
+};
+void UnpinOnce(void *arg, size_t i) {
+  auto *c = static_cast<UnpinCtx *>(arg);
+  if (i != 0) return;
+  c->tid = Tid();
+  rcupool_unpin(c->pin);
+}
+}  // namespace
+
+TEST(RcupoolPinSized, LastUnpinFromTaskOfThatPoolFreesItOnReclaimThread) {
+  Manager m(1);
+  FreeWitness w;
+  rcupool_set_log(FreeWitnessHook, &w);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 2, &pin), 0);
+  pthreadpool_t two = rcupool_pin_pthreadpool(&pin);
+  // The task runs on the sized pool and drops its only pin; a free on the
+  // unpinning thread would join the pool from inside its own task (hang).
+  // The caller holds a read-side section, as rcupool_parallelize_1d does
+  // outside a scope, so the pool outlives the call.
+  UnpinCtx c{&pin};
+  rcupool_read_lock();
+  rcupool_test::AnnotatedParallelize1d(two, UnpinOnce, &c, 2);
+  rcupool_read_unlock();
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_set_log(nullptr, nullptr);
+  EXPECT_EQ(Stats(m).pools_alive, 1u);
+  EXPECT_NE(c.tid.load(), 0);
+  EXPECT_NE(w.free_tid, 0);
+  EXPECT_NE(w.free_tid, c.tid.load());
+  EXPECT_NE(w.free_tid, Tid());
+}
+
+TEST(RcupoolPinSized, GenerationIsManagerGenerationWhenTakenAndResetsDoNotMoveIt) {
+  Manager m(2);
+  ASSERT_EQ(rcupool_reset(m, 1), 0);
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  const uint64_t gen = rcupool_generation(m);
+  ASSERT_EQ(gen, 3u);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 4, &pin), 0);
+  EXPECT_EQ(rcupool_pin_generation(&pin), gen);
+  EXPECT_FALSE(rcupool_pin_is_current(&pin));
+  ASSERT_EQ(rcupool_reset(m, 1), 0);
+  EXPECT_EQ(rcupool_pin_generation(&pin), gen);
+  EXPECT_EQ(rcupool_pin_threads(&pin), 4u);
+  EXPECT_EQ(rcupool_generation(m), gen + 1);
+  rcupool_unpin(&pin);
+}
+
+TEST(RcupoolDestroy, WithSizedPinHeldIsBusy) {
+  rcupool_t *m = nullptr;
+  rcupool_options_t o{};
+  o.threads = 1;
+  ASSERT_EQ(rcupool_create(&o, &m), 0);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 2, &pin), 0);
+  EXPECT_EQ(rcupool_destroy(m), -EBUSY);
+  rcupool_scope_enter(&pin);
+  EXPECT_TRUE(ManagerSumIsRight(m, 1000));
+  rcupool_scope_exit();
+  rcupool_unpin(&pin);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+// Bad input and misuse (README's table).
+TEST(RcupoolPinSized, NullManagerOrPinOrAboveMaximumIsInvalidAndChangesNothing) {
+  Manager m(1);
+  LogRecorder log;
+  rcupool_pin_t pin{};
+  EXPECT_EQ(rcupool_pin_sized(nullptr, 2, &pin), -EINVAL);
+  EXPECT_EQ(rcupool_pin_sized(m, 2, nullptr), -EINVAL);
+  EXPECT_EQ(rcupool_pin_sized(m, RCUPOOL_MAX_THREADS + 1, &pin), -EINVAL);
+  EXPECT_EQ(rcupool_pin_sized(m, SIZE_MAX, &pin), -EINVAL);
+  EXPECT_EQ(rcupool_pin_pthreadpool(&pin), nullptr);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_ERROR, "above the maximum"), 2u);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_created, 1u);
+  EXPECT_EQ(s.pins, 0u);
+}
+
+TEST(RcupoolPinSized, AlreadyHoldingPinIsBusyAndKeepsFirstPool) {
+  Manager m(1);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 2, &pin), 0);
+  pthreadpool_t first = rcupool_pin_pthreadpool(&pin);
+  EXPECT_EQ(rcupool_pin_sized(m, 3, &pin), -EBUSY);
+  EXPECT_EQ(rcupool_pin_sized(m, 2, &pin), -EBUSY);
+  EXPECT_EQ(rcupool_pin_pthreadpool(&pin), first);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_created, 2u);  // no 3 was started
+  EXPECT_EQ(s.pins, 1u);
+  rcupool_unpin(&pin);
+  EXPECT_EQ(Stats(m).pins, 0u);
+}
+
+TEST(RcupoolPinSized, UnpinTwiceIsLoggedNoopAndFreesOnce) {
+  Manager m(1);
+  LogRecorder log;
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 2, &pin), 0);
+  rcupool_unpin(&pin);
+  rcupool_unpin(&pin);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "is empty"), 1u);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_freed, 1u);
+  EXPECT_EQ(s.pools_alive, 1u);
+}
+
+// The fields that existed before pools_never_current keep their offsets
+// (the struct only grew at its end).
+TEST(RcupoolStats, EarlierFieldsKeepTheirOffsets) {
+  EXPECT_EQ(offsetof(rcupool_stats_t, generation), 0u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, threads), 8u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, pools_alive), 16u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, pools_kept), 24u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, pins), 32u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, resets), 40u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, reuses), 48u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, pools_created), 56u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, pools_freed), 64u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, frees_pending), 72u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, threads_alive), 80u);
+  EXPECT_EQ(offsetof(rcupool_stats_t, pools_never_current), 88u);
+}
