@@ -81,7 +81,7 @@ struct rp_retire {
   struct rp_pool *pool;
 };
 
-struct rcupool {
+struct rcupool_manager {
   /* RCU-published: stored with release under writer and lock, loaded with
    * acquire by readers. Never NULL between create and destroy. */
   struct rp_pool *current;
@@ -202,7 +202,7 @@ int rp_manager_after_fork_child(rcupool_t *m);
 
 /* The layout rcupool/inline.h reads (see there). */
 #include <stddef.h>
-_Static_assert(offsetof(struct rcupool, current) == 0, "inline.h layout");
+_Static_assert(offsetof(struct rcupool_manager, current) == 0, "inline.h layout");
 _Static_assert(offsetof(struct rp_pool, canary) == 0, "inline.h layout");
 _Static_assert(offsetof(struct rp_pool, tp) == sizeof(uint64_t),
                "inline.h layout");

@@ -18,6 +18,9 @@ libxnnpack-dev
 libgtest-dev
 libbenchmark-dev
 pkg-config
+cmake
+ninja-build
+binutils
 python3
 spin
 gnuplot-nox

@@ -53,8 +53,10 @@ extern "C" {
 /* Manager                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* A pool manager. Opaque. */
-typedef struct rcupool rcupool_t;
+/* A pool manager. Opaque. (The tag is not `struct rcupool`: C++ users have
+ * `namespace rcupool`, <rcupool/rcupool.hpp>, and a tag of the same name
+ * in the global scope would clash with it.) */
+typedef struct rcupool_manager rcupool_t;
 
 /* Options for rcupool_create(). A zero-initialised struct means defaults. */
 typedef struct rcupool_options {

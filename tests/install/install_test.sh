@@ -1,16 +1,10 @@
 #!/bin/bash
-# Installs rcupool into a temporary prefix with tools/install.sh, then builds
-# and runs a plain C program the way a Make or CMake project would:
+# The install of tools/install.sh (the CMake install, made once per
+# configuration by //tests/cmake:cmake_install): its layout, then a plain C
+# program built and run the way a Make project would:
 #   cc hello.c $(pkg-config --cflags --libs rcupool)
 set -euo pipefail
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-tmp=$(mktemp -d "${TEST_TMPDIR:-/tmp}/rcupool-install.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-prefix="$tmp/prefix"
-
-tools/install.sh --prefix "$prefix"
+source tests/cmake/unpack.sh
 
 # The layout: the header, the library under its full version, the soname
 # link and the development link, and the pkg-config file.
@@ -25,6 +19,15 @@ real=$(cd "$lib" && ls librcupool.so.*.*.*)
 [ "$(readlink "$lib/librcupool.so")" = "librcupool.so.0" ] || fail "librcupool.so -> $(readlink "$lib/librcupool.so")"
 readelf -d "$lib/$real" | grep -q 'Library soname: \[librcupool.so.0\]' || fail "soname"
 [ -f "$lib/pkgconfig/rcupool.pc" ] || fail "no rcupool.pc"
+[ -f "$lib/librcupool.a" ] || fail "no librcupool.a"
+[ -f "$prefix/include/rcupool/rcupool.hpp" ] || fail "no rcupool.hpp"
+[ -f "$prefix/include/rcupool/xnnpack.h" ] || fail "no xnnpack.h"
+[ -L "$lib/librcupool_xnnpack.so.0" ] || fail "no librcupool_xnnpack.so.0"
+[ -f "$lib/pkgconfig/rcupool-xnnpack.pc" ] || fail "no rcupool-xnnpack.pc"
+for f in rcupoolConfig.cmake rcupoolConfigVersion.cmake rcupoolTargets.cmake \
+         rcupoolDependencies.cmake; do
+  [ -f "$lib/cmake/rcupool/$f" ] || fail "no lib/cmake/rcupool/$f"
+done
 
 export PKG_CONFIG_PATH="$lib/pkgconfig"
 pkg-config --exists rcupool || fail "pkg-config does not find rcupool"
@@ -32,14 +35,7 @@ flags=$(pkg-config --cflags --libs rcupool)
 echo "pkg-config --cflags --libs rcupool: $flags"
 [ "$(pkg-config --modversion rcupool)" = "${real#librcupool.so.}" ] || fail "modversion"
 
-# When this configuration built an instrumented library (--config=asan or
-# tsan), the program needs the same runtime.
-san=""
-needed=$(readelf -d "$lib/$real")
-if grep -q 'libasan' <<<"$needed"; then san="-fsanitize=address,undefined"; fi
-if grep -q 'libtsan' <<<"$needed"; then san="-fsanitize=thread"; fi
-
-cc -std=c11 -Wall -Werror $san -o "$tmp/hello" tests/install/hello.c $flags
+cc -std=c11 -Wall -Werror -o "$tmp/hello" tests/install/hello.c $flags
 readelf -d "$tmp/hello" | grep -q 'Shared library: \[librcupool.so.0\]' ||
   fail "hello does not need librcupool.so.0"
 

@@ -1,8 +1,16 @@
 // What the shared library's ELF headers promise: a versioned SONAME, only
 // the public rcupool_* functions in its dynamic symbol table, never
-// unloaded; and extensions that find it through an $ORIGIN RUNPATH.
+// unloaded; and extensions that find it through an $ORIGIN RUNPATH. The
+// same for the XNNPACK backend's shared library, which needs the core's and
+// defines none of its functions.
+//
+// RCUPOOL_ELF_LIBRARY and RCUPOOL_ELF_XNNPACK_LIBRARY, when set, name other
+// builds of the two libraries to check (tests/cmake runs this program on
+// the CMake-built ones).
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -17,6 +25,18 @@
 namespace rcupool_host {
 namespace {
 
+const char kXnnpackLibrary[] = "lib/shared/librcupool_xnnpack.so.0";
+const char kXnnpackHeader[] = "include/rcupool/xnnpack.h";
+
+std::string FromEnv(const char *name, const char *fallback) {
+  const char *v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+std::string Library() { return FromEnv("RCUPOOL_ELF_LIBRARY", kLibrary); }
+std::string XnnpackLibrary() {
+  return FromEnv("RCUPOOL_ELF_XNNPACK_LIBRARY", kXnnpackLibrary);
+}
+
 std::string Tool(const std::string &command) {
   std::string out;
   EXPECT_EQ(RunCommand(command, &out), 0) << command;
@@ -27,7 +47,7 @@ std::string Tool(const std::string &command) {
 // nm -D --defined-only whose type letter is upper case (global or weak).
 // A lower-case letter is a LOCAL entry that no other object can bind to;
 // the memb flavour's build leaves one (a hidden TLS variable).
-std::set<std::string> DefinedDynamicSymbols(const char *file) {
+std::set<std::string> DefinedDynamicSymbols(const std::string &file) {
   std::istringstream in(Tool(std::string("nm -D --defined-only ") + file));
   std::set<std::string> names;
   std::string line;
@@ -42,10 +62,10 @@ std::set<std::string> DefinedDynamicSymbols(const char *file) {
   return names;
 }
 
-// Every function the public headers of librcupool declare with RCUPOOL_API.
-std::set<std::string> PublicApi() {
+// Every function the given public headers declare with RCUPOOL_API.
+std::set<std::string> ApiOf(std::initializer_list<const char *> headers) {
   std::set<std::string> names;
-  for (const char *header : {kPublicHeader, kInlineHeader}) {
+  for (const char *header : headers) {
     std::ifstream in(header);
     std::stringstream text;
     text << in.rdbuf();
@@ -58,8 +78,11 @@ std::set<std::string> PublicApi() {
   return names;
 }
 
+// Every function the public headers of librcupool declare with RCUPOOL_API.
+std::set<std::string> PublicApi() { return ApiOf({kPublicHeader, kInlineHeader}); }
+
 TEST(RcupoolSharedLibraryElf, SonameIsLibrcupoolDotSoDotMajor) {
-  std::string d = Tool(std::string("readelf -d ") + kLibrary);
+  std::string d = Tool("readelf -d " + Library());
   std::string want = "Library soname: [librcupool.so." +
                      std::to_string(RCUPOOL_VERSION_MAJOR) + "]";
   EXPECT_NE(d.find("(SONAME)"), std::string::npos) << d;
@@ -70,16 +93,53 @@ TEST(RcupoolSharedLibraryElf, DefinedDynamicSymbolsAreExactlyThePublicApi) {
   std::set<std::string> api = PublicApi();
   ASSERT_GE(api.size(), 20u) << "the header parse found too few functions";
   ASSERT_TRUE(api.count("rcupool_default"));
-  std::set<std::string> defined = DefinedDynamicSymbols(kLibrary);
+  std::set<std::string> defined = DefinedDynamicSymbols(Library());
   for (const std::string &name : defined)
     EXPECT_EQ(name.rfind("rcupool_", 0), 0u) << "exported: " << name;
   EXPECT_EQ(defined, api);
 }
 
 TEST(RcupoolSharedLibraryElf, IsNeverUnloaded) {
-  std::string d = Tool(std::string("readelf -d ") + kLibrary);
+  std::string d = Tool("readelf -d " + Library());
   EXPECT_TRUE(std::regex_search(d, std::regex(R"(FLAGS_1\)\s+Flags:.*NODELETE)")))
       << d;
+}
+
+TEST(RcupoolXnnpackSharedLibraryElf, SonameIsLibrcupoolXnnpackDotSoDotMajor) {
+  std::string d = Tool("readelf -d " + XnnpackLibrary());
+  EXPECT_NE(d.find("Library soname: [librcupool_xnnpack.so." +
+                   std::to_string(RCUPOOL_VERSION_MAJOR) + "]"),
+            std::string::npos)
+      << d;
+}
+
+TEST(RcupoolXnnpackSharedLibraryElf, DefinedDynamicSymbolsAreExactlyTheBackendApi) {
+  std::set<std::string> api = ApiOf({kXnnpackHeader});
+  ASSERT_GE(api.size(), 7u) << "the header parse found too few functions";
+  ASSERT_TRUE(api.count("rcupool_xnn_runtime_create"));
+  EXPECT_EQ(DefinedDynamicSymbols(XnnpackLibrary()), api);
+}
+
+TEST(RcupoolXnnpackSharedLibraryElf, NeedsLibrcupoolAndDefinesNoCoreFunction) {
+  std::string d = Tool("readelf -d " + XnnpackLibrary());
+  EXPECT_NE(d.find("Shared library: [librcupool.so." +
+                   std::to_string(RCUPOOL_VERSION_MAJOR) + "]"),
+            std::string::npos)
+      << d;
+  std::set<std::string> defined = DefinedDynamicSymbols(XnnpackLibrary());
+  for (const std::string &name : PublicApi())
+    EXPECT_EQ(defined.count(name), 0u) << "the backend defines " << name;
+}
+
+TEST(RcupoolXnnpackSharedLibraryElf, OneDefinerOfTheManagerAndOfTheBackend) {
+  std::string out;
+  std::string both = " " + Library() + " " + XnnpackLibrary() + " 2>&1";
+  EXPECT_EQ(RunCommand(std::string(kCheckTool) + both, &out), 0) << out;
+  EXPECT_EQ(RunCommand(std::string(kCheckTool) +
+                           " --symbol rcupool_xnn_runtime_create" + both,
+                       &out),
+            0)
+      << out;
 }
 
 TEST(RcupoolExtensionElf, NeedsLibrcupoolThroughOriginRunpath) {

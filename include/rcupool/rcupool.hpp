@@ -1,0 +1,266 @@
+/*
+ * rcupool/rcupool.hpp: a header-only C++ layer over <rcupool/rcupool.h>.
+ *
+ *   rcupool::Manager       a non-owning handle: Manager::process(), reset,
+ *                          threads, generation, barrier, stats, parallelize_1d
+ *   rcupool::OwnedManager  a private manager (rcupool_create/destroy), move-only
+ *   rcupool::Pin           a move-only pin: Pin::current(m, pin) pins, the
+ *                          destructor (or reset()) unpins exactly once
+ *   rcupool::Scope         rcupool_scope_enter/exit for one C++ scope
+ *   rcupool::ReadGuard     rcupool_read_lock/unlock for one C++ scope
+ *   rcupool::parallelize_1d(m, f, range)   any callable f(size_t)
+ *
+ * Error convention: every call that can fail returns a [[nodiscard]] int,
+ * 0 or a negative errno, exactly as the C call it wraps. Nothing here
+ * throws, allocates or needs RTTI, so it builds with -fno-exceptions and
+ * -fno-rtti. Constructors cannot fail: objects that need a fallible step
+ * are made by a static factory that returns the error and fills an
+ * out-parameter.
+ *
+ * Threads, blocking and lifetimes are those of the C functions (see
+ * rcupool.h); the notes below say only what the wrappers add.
+ */
+#ifndef RCUPOOL_RCUPOOL_HPP
+#define RCUPOOL_RCUPOOL_HPP
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include <rcupool/rcupool.h>
+
+namespace rcupool {
+
+/*
+ * A non-owning handle to a manager: one pointer, freely copied. Its calls
+ * forward to the C functions of the same name. Manager::process() is the
+ * process-wide manager (rcupool_default()); it may be null when its first
+ * creation failed (check with `if (!m)`).
+ */
+class Manager {
+ public:
+  constexpr Manager() noexcept = default;
+  /* Implicit: a rcupool_t * is usable wherever a Manager is expected. */
+  constexpr Manager(rcupool_t *m) noexcept : m_(m) {}  // NOLINT
+
+  /* rcupool_default(). Threads: any. Blocks: the process's first call. */
+  static Manager process() noexcept { return Manager(rcupool_default()); }
+
+  rcupool_t *get() const noexcept { return m_; }
+  explicit operator bool() const noexcept { return m_ != nullptr; }
+
+  [[nodiscard]] int reset(std::size_t threads) const noexcept {
+    return rcupool_reset(m_, threads);
+  }
+  std::size_t threads() const noexcept { return rcupool_threads(m_); }
+  std::uint64_t generation() const noexcept { return rcupool_generation(m_); }
+  [[nodiscard]] int barrier() const noexcept { return rcupool_barrier(m_); }
+  [[nodiscard]] int stats(rcupool_stats_t &out) const noexcept {
+    return rcupool_get_stats(m_, &out);
+  }
+
+ private:
+  rcupool_t *m_ = nullptr;
+};
+
+/*
+ * A private manager (tests, embedders that want their own). Move-only.
+ * The destructor calls rcupool_destroy(); call destroy() yourself to see
+ * its result: -EBUSY while a pin is held, and then the manager stays alive
+ * (the destructor would leave it allocated: a leak, never a free under a
+ * pin).
+ */
+class OwnedManager {
+ public:
+  constexpr OwnedManager() noexcept = default;
+  OwnedManager(const OwnedManager &) = delete;
+  OwnedManager &operator=(const OwnedManager &) = delete;
+  OwnedManager(OwnedManager &&o) noexcept : m_(std::exchange(o.m_, nullptr)) {}
+  OwnedManager &operator=(OwnedManager &&o) noexcept {
+    if (this != &o) {
+      (void)destroy();
+      m_ = std::exchange(o.m_, nullptr);
+    }
+    return *this;
+  }
+  ~OwnedManager() { (void)destroy(); }
+
+  /* rcupool_create(opts, ...) into out, which must be empty (-EBUSY
+   * otherwise; nothing is created). opts may be null. */
+  [[nodiscard]] static int create(const rcupool_options_t *opts,
+                                  OwnedManager &out) noexcept {
+    if (out.m_ != nullptr) return -EBUSY;
+    return rcupool_create(opts, &out.m_);
+  }
+  [[nodiscard]] static int create(std::size_t threads,
+                                  OwnedManager &out) noexcept {
+    rcupool_options_t opts{};
+    opts.threads = threads;
+    return create(&opts, out);
+  }
+
+  /* rcupool_destroy(); on success the handle becomes empty. */
+  [[nodiscard]] int destroy() noexcept {
+    int err = rcupool_destroy(m_);
+    if (err == 0) m_ = nullptr;
+    return err;
+  }
+
+  Manager manager() const noexcept { return Manager(m_); }
+  operator Manager() const noexcept { return Manager(m_); }  // NOLINT
+  rcupool_t *get() const noexcept { return m_; }
+  explicit operator bool() const noexcept { return m_ != nullptr; }
+
+ private:
+  rcupool_t *m_ = nullptr;
+};
+
+/*
+ * A pin of one pool, owned by this object: move-only, unpinned exactly once
+ * (by reset() or the destructor). A default-constructed or moved-from Pin
+ * is empty. Pinning writes into the object itself: no allocation.
+ *
+ * The library's scope stack records the address of the pin a scope was
+ * entered with, so a Pin must not be moved, reset or destroyed while a
+ * Scope on it is open (the library then aborts at the next parallel call
+ * of that scope, as for an unpin inside the scope in C).
+ */
+class Pin {
+ public:
+  constexpr Pin() noexcept : pin_{} {}
+  Pin(const Pin &) = delete;
+  Pin &operator=(const Pin &) = delete;
+  Pin(Pin &&o) noexcept : pin_(o.pin_) { o.pin_ = rcupool_pin_t{}; }
+  Pin &operator=(Pin &&o) noexcept {
+    if (this != &o) {
+      reset();
+      pin_ = o.pin_;
+      o.pin_ = rcupool_pin_t{};
+    }
+    return *this;
+  }
+  ~Pin() { reset(); }
+
+  /* rcupool_pin(m, ...) into out. -EBUSY when out already holds a pool
+   * (nothing changes), -EINVAL when m is null. Threads: any. Never blocks. */
+  [[nodiscard]] static int current(Manager m, Pin &out) noexcept {
+    return rcupool_pin(m.get(), &out.pin_);
+  }
+
+#if defined(RCUPOOL_HAVE_PIN_SIZED)
+  /* rcupool_pin_sized(m, threads, ...) into out: a pool of exactly that
+   * size, without changing the current pool. Errors as rcupool_pin_sized(). */
+  [[nodiscard]] static int sized(Manager m, std::size_t threads,
+                                 Pin &out) noexcept {
+    return rcupool_pin_sized(m.get(), threads, &out.pin_);
+  }
+#endif
+
+  /* Unpins if holding a pool; an empty Pin is left alone (no warning). */
+  void reset() noexcept {
+    if (!empty()) rcupool_unpin(&pin_);
+  }
+
+  /* Through the C accessor (an empty pin has no pthreadpool_t), so this
+   * layer reads none of the C struct's private fields. */
+  bool empty() const noexcept {
+    return rcupool_pin_pthreadpool(&pin_) == nullptr;
+  }
+  explicit operator bool() const noexcept { return !empty(); }
+  pthreadpool_t pthreadpool() const noexcept {
+    return rcupool_pin_pthreadpool(&pin_);
+  }
+  std::size_t threads() const noexcept { return rcupool_pin_threads(&pin_); }
+  std::uint64_t generation() const noexcept {
+    return rcupool_pin_generation(&pin_);
+  }
+  bool is_current() const noexcept { return rcupool_pin_is_current(&pin_); }
+
+  /* The C pin, for C calls (rcupool_scope_enter, a backend). Valid while
+   * this object lives and is not moved. */
+  const rcupool_pin_t *get() const noexcept { return &pin_; }
+
+ private:
+  rcupool_pin_t pin_;
+};
+
+/*
+ * rcupool_scope_enter() in the constructor, rcupool_scope_exit() in the
+ * destructor: parallel calls of the pin's manager made on this thread while
+ * the Scope lives run on the pin's pool. Per thread, nestable (innermost
+ * wins, at most RCUPOOL_SCOPE_MAX_DEPTH). Construct and destroy it on the
+ * same thread; not copyable, not movable. The pin must be non-empty (the
+ * library aborts otherwise) and outlive the Scope unmoved.
+ */
+class Scope {
+ public:
+  explicit Scope(const Pin &pin) noexcept { rcupool_scope_enter(pin.get()); }
+  explicit Scope(const rcupool_pin_t *pin) noexcept {
+    rcupool_scope_enter(pin);
+  }
+  Scope(const Scope &) = delete;
+  Scope &operator=(const Scope &) = delete;
+  ~Scope() { rcupool_scope_exit(); }
+};
+
+/*
+ * A read-side section for one C++ scope: rcupool_read_lock() in the
+ * constructor, rcupool_read_unlock() in the destructor. current(m) is
+ * rcupool_current(), valid until the guard is destroyed. Nestable; keep it
+ * short and on one thread; do not call barrier or destroy inside it.
+ */
+class ReadGuard {
+ public:
+  ReadGuard() noexcept { rcupool_read_lock(); }
+  ReadGuard(const ReadGuard &) = delete;
+  ReadGuard &operator=(const ReadGuard &) = delete;
+  ~ReadGuard() { rcupool_read_unlock(); }
+
+  pthreadpool_t current(Manager m) const noexcept {
+    return rcupool_current(m.get());
+  }
+};
+
+namespace detail {
+template <class F>
+void call_1d(void *ctx, std::size_t i) noexcept {
+  (*static_cast<F *>(ctx))(i);
+}
+}  // namespace detail
+
+/*
+ * rcupool_parallelize_1d() with any callable f(std::size_t): f(i) runs for
+ * every i in [0, range), on the scope's pool or the current one, and the
+ * call returns when all are done. f is called by reference from several
+ * threads at once (it must be safe for that); nothing is copied or
+ * allocated. An exception leaving f ends the process (std::terminate): the
+ * tasks run on pthreadpool's C threads. Returns 0 or -EINVAL (m null).
+ */
+template <class F>
+[[nodiscard]] int parallelize_1d(Manager m, F &&f, std::size_t range,
+                                 std::uint32_t flags = 0) noexcept {
+  using Fn = std::remove_reference_t<F>;
+  return rcupool_parallelize_1d(
+      m.get(), &detail::call_1d<Fn>,
+      const_cast<void *>(static_cast<const void *>(std::addressof(f))), range,
+      flags);
+}
+
+static_assert(sizeof(Manager) == sizeof(rcupool_t *), "Manager is a pointer");
+static_assert(sizeof(OwnedManager) == sizeof(rcupool_t *),
+              "OwnedManager is a pointer");
+static_assert(sizeof(Pin) == sizeof(rcupool_pin_t), "Pin is the C pin");
+static_assert(alignof(Pin) == alignof(rcupool_pin_t), "Pin is the C pin");
+static_assert(std::is_empty<Scope>::value, "Scope holds nothing");
+static_assert(std::is_empty<ReadGuard>::value, "ReadGuard holds nothing");
+static_assert(std::is_nothrow_move_constructible<Pin>::value &&
+                  std::is_nothrow_move_assignable<Pin>::value &&
+                  !std::is_copy_constructible<Pin>::value,
+              "Pin is move-only");
+
+}  // namespace rcupool
+
+#endif /* RCUPOOL_RCUPOOL_HPP */

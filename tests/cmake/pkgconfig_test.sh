@@ -1,0 +1,55 @@
+#!/bin/bash
+# Outside both build systems, against the CMake install: programs built
+# with nothing but cc and pkg-config, as README "From pkg-config" says.
+#   pool.c    the current pool used with pthreadpool   (rcupool)
+#   inline.c  the inlined read side                    (rcupool)
+#   xnn.c     an XNNPACK method through the backend    (rcupool-xnnpack)
+#   host.c    dlopen()s two plugins (plugin.c) of the backend: one manager,
+#             one pool; tools/check_one_definer finds one definer.
+# Usable outside Bazel: pkgconfig_test.sh PREFIX (CI, .ci/run).
+set -euo pipefail
+if [ $# -ge 1 ]; then
+  fail() { echo "FAIL: $*" >&2; exit 1; }
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/rcupool-pkgconfig.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  prefix=$1
+else
+  source tests/cmake/unpack.sh
+fi
+src=tests/cmake/pkgconfig
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+pkg-config --exists rcupool rcupool-xnnpack || fail "pkg-config finds no rcupool"
+flags=$(pkg-config --cflags --libs rcupool)
+xflags=$(pkg-config --cflags --libs rcupool-xnnpack)
+libdir=$(pkg-config --variable=libdir rcupool)
+echo "rcupool: $flags"
+echo "rcupool-xnnpack: $xflags"
+rpath="-Wl,-rpath,$libdir"   # README: how a program finds the library
+cflags="-std=c11 -Wall -Wextra -Werror"
+
+for compiler in cc clang; do
+  command -v $compiler >/dev/null || continue
+  out="$tmp/$compiler"
+  mkdir -p "$out"
+  # The README's command line, plus the RUNPATH.
+  $compiler $cflags -o "$out/pool" $src/pool.c $flags $rpath || fail "$compiler pool.c"
+  $compiler $cflags -o "$out/inline" $src/inline.c $flags $rpath || fail "$compiler inline.c"
+  $compiler $cflags -o "$out/xnn" $src/xnn.c $xflags -lm $rpath || fail "$compiler xnn.c"
+  for p in pool inline xnn; do
+    r=$("$out/$p") || fail "$compiler: $p exited with $?"
+    echo "$compiler: $r"
+  done
+  readelf -d "$out/pool" | grep -q 'Shared library: \[librcupool.so.0\]' || fail "pool: no librcupool.so.0"
+done
+
+# Two plugins of the backend in one host that links no rcupool.
+for name in a b; do
+  cc $cflags -shared -fPIC -DPLUGIN_NAME="\"$name\"" -o "$tmp/libplugin_$name.so" \
+    $src/plugin.c $xflags -lm $rpath || fail "plugin $name"
+done
+cc $cflags -o "$tmp/host" $src/host.c -ldl || fail "host"
+readelf -d "$tmp/host" | grep -q librcupool && fail "the host links rcupool"
+r=$("$tmp/host" "$tmp/libplugin_a.so" "$tmp/libplugin_b.so") || fail "host exited with $?"
+echo "$r"
+tools/check_one_definer "$tmp" "$prefix/lib" || fail "more than one definer"
+echo "PASS"

@@ -1,0 +1,259 @@
+// rcupool.hpp: the C++ layer. Built twice: as is and with -fno-exceptions
+// (rcupool_hpp_noexcept_test), from this one source.
+#include <rcupool/rcupool.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+// Counts warnings and errors logged while alive (an unpin of an empty pin
+// is logged at warning level, so a double unpin shows here).
+class WarningCounter {
+ public:
+  WarningCounter() { rcupool_set_log(&Hook, this); }
+  ~WarningCounter() { rcupool_set_log(nullptr, nullptr); }
+  int count() const { return count_.load(); }
+
+ private:
+  static void Hook(void *ctx, rcupool_log_level_t level, const char *) {
+    if (level >= RCUPOOL_LOG_WARN)
+      static_cast<WarningCounter *>(ctx)->count_.fetch_add(1);
+  }
+  std::atomic<int> count_{0};
+};
+
+size_t Pins(rcupool::Manager m) {
+  rcupool_stats_t s{};
+  EXPECT_EQ(m.stats(s), 0);
+  return s.pins;
+}
+
+struct ThreadSet {
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  void Record() {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    std::lock_guard<std::mutex> g(mu);
+    ids.insert(std::this_thread::get_id());
+  }
+};
+
+TEST(RcupoolHppPin, CurrentPinsAndDestructorUnpinsExactlyOnce) {
+  WarningCounter warnings;
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  {
+    rcupool::Pin p;
+    EXPECT_TRUE(p.empty());
+    ASSERT_EQ(rcupool::Pin::current(m, p), 0);
+    EXPECT_FALSE(p.empty());
+    EXPECT_EQ(p.threads(), 2u);
+    EXPECT_NE(p.pthreadpool(), nullptr);
+    EXPECT_EQ(p.generation(), m.manager().generation());
+    EXPECT_EQ(Pins(m), 1u);
+  }
+  EXPECT_EQ(Pins(m), 0u);
+  EXPECT_EQ(warnings.count(), 0);
+  EXPECT_EQ(m.destroy(), 0);
+}
+
+TEST(RcupoolHppPin, MoveConstructionEmptiesSourceAndUnpinsOnce) {
+  WarningCounter warnings;
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  {
+    rcupool::Pin b;
+    {
+      rcupool::Pin a;
+      ASSERT_EQ(rcupool::Pin::current(m, a), 0);
+      pthreadpool_t tp = a.pthreadpool();
+      rcupool::Pin moved(std::move(a));
+      EXPECT_TRUE(a.empty());  // NOLINT(bugprone-use-after-move)
+      EXPECT_EQ(a.pthreadpool(), nullptr);
+      EXPECT_EQ(moved.pthreadpool(), tp);
+      EXPECT_EQ(Pins(m), 1u);
+      b = std::move(moved);
+      EXPECT_TRUE(moved.empty());  // NOLINT(bugprone-use-after-move)
+      EXPECT_EQ(b.pthreadpool(), tp);
+    }  // a and moved, both empty, are destroyed: nothing is unpinned
+    EXPECT_EQ(Pins(m), 1u);
+    EXPECT_EQ(b.threads(), 2u);
+  }
+  EXPECT_EQ(Pins(m), 0u);
+  EXPECT_EQ(warnings.count(), 0);
+  EXPECT_EQ(m.destroy(), 0);
+}
+
+TEST(RcupoolHppPin, MoveAssignmentUnpinsTheTargetsPoolFirst) {
+  WarningCounter warnings;
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  rcupool::Pin two, three;
+  ASSERT_EQ(rcupool::Pin::current(m, two), 0);
+  ASSERT_EQ(m.manager().reset(3), 0);
+  ASSERT_EQ(rcupool::Pin::current(m, three), 0);
+  EXPECT_EQ(Pins(m), 2u);
+  three = std::move(two);
+  EXPECT_EQ(Pins(m), 1u);
+  EXPECT_TRUE(two.empty());  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(three.threads(), 2u);
+  three.reset();
+  EXPECT_EQ(Pins(m), 0u);
+  three.reset();  // empty: a no-op, not a second unpin
+  EXPECT_EQ(warnings.count(), 0);
+  ASSERT_EQ(m.manager().barrier(), 0);
+  rcupool_stats_t s{};
+  ASSERT_EQ(m.manager().stats(s), 0);
+  EXPECT_EQ(s.pools_alive, 1u);  // the 2-thread pool was freed
+  EXPECT_EQ(m.destroy(), 0);
+}
+
+TEST(RcupoolHppPin, CurrentIntoHoldingPinIsBusyAndKeepsItsPool) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  rcupool::Pin p;
+  ASSERT_EQ(rcupool::Pin::current(m, p), 0);
+  pthreadpool_t tp = p.pthreadpool();
+  ASSERT_EQ(m.manager().reset(1), 0);
+  EXPECT_EQ(rcupool::Pin::current(m, p), -EBUSY);
+  EXPECT_EQ(p.pthreadpool(), tp);
+  EXPECT_EQ(Pins(m), 1u);
+  EXPECT_EQ(rcupool::Pin::current(nullptr, p), -EINVAL);
+}
+
+TEST(RcupoolHppPin, PinKeepsItsPoolAcrossResetAndStopsBeingCurrent) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  rcupool::Pin p;
+  ASSERT_EQ(rcupool::Pin::current(m, p), 0);
+  EXPECT_TRUE(p.is_current());
+  ASSERT_EQ(m.manager().reset(1), 0);
+  EXPECT_FALSE(p.is_current());
+  EXPECT_EQ(pthreadpool_get_threads_count(p.pthreadpool()), 2u);
+  EXPECT_EQ(m.destroy(), -EBUSY);  // the pin holds the manager
+  p.reset();
+  EXPECT_EQ(m.destroy(), 0);
+  EXPECT_FALSE(m);
+}
+
+TEST(RcupoolHppScope, NestedScopesInnermostWinsAndExitRestoresOuter) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(1, m), 0);
+  rcupool::Pin one, four;
+  ASSERT_EQ(rcupool::Pin::current(m, one), 0);
+  ASSERT_EQ(m.manager().reset(4), 0);
+  ASSERT_EQ(rcupool::Pin::current(m, four), 0);
+  ASSERT_EQ(m.manager().reset(2), 0);
+
+  ThreadSet inner, outer;
+  {
+    rcupool::Scope s4(four);
+    {
+      rcupool::Scope s1(one);
+      ASSERT_EQ(rcupool::parallelize_1d(m, [&](size_t) { inner.Record(); }, 32),
+                0);
+    }
+    ASSERT_EQ(rcupool::parallelize_1d(m, [&](size_t) { outer.Record(); }, 64),
+              0);
+  }
+  EXPECT_EQ(inner.ids.size(), 1u);  // the 1-thread pool: the caller only
+  EXPECT_EQ(*inner.ids.begin(), std::this_thread::get_id());
+  EXPECT_GT(outer.ids.size(), 1u);  // the 4-thread pool, not the current 2
+  // No scope left open: work runs on the current pool, inside a section.
+  ThreadSet after;
+  ASSERT_EQ(m.manager().reset(1), 0);
+  ASSERT_EQ(rcupool::parallelize_1d(m, [&](size_t) { after.Record(); }, 16), 0);
+  EXPECT_EQ(after.ids.size(), 1u);
+}
+
+TEST(RcupoolHppReadGuard, CurrentIsTheCurrentPoolAndOutlivesAResetInside) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  rcupool::Pin p;
+  ASSERT_EQ(rcupool::Pin::current(m, p), 0);
+  {
+    rcupool::ReadGuard g;
+    pthreadpool_t tp = g.current(m);
+    EXPECT_EQ(tp, p.pthreadpool());
+    p.reset();  // only the section holds the 2-thread pool now
+    ASSERT_EQ(m.manager().reset(3), 0);
+    {
+      rcupool::ReadGuard nested;
+      EXPECT_NE(nested.current(m), tp);
+      EXPECT_EQ(pthreadpool_get_threads_count(nested.current(m)), 3u);
+    }
+    // Still inside the outer section: the retired pool is usable.
+    EXPECT_EQ(pthreadpool_get_threads_count(tp), 2u);
+    EXPECT_EQ(g.current(nullptr), nullptr);
+  }
+  ASSERT_EQ(m.manager().barrier(), 0);
+  rcupool_stats_t s{};
+  ASSERT_EQ(m.manager().stats(s), 0);
+  EXPECT_EQ(s.pools_alive, 1u);  // freed once the section was left
+  EXPECT_EQ(s.pools_freed, 1u);
+}
+
+TEST(RcupoolHppParallelize1d, CapturingLambdaRunsEveryIndexOnce) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  const size_t n = 10000;
+  std::vector<std::atomic<int>> hits(n);
+  std::atomic<uint64_t> total{0};
+  uint64_t scale = 3;  // captured by copy
+  auto body = [&hits, &total, scale](size_t i) {
+    hits[i].fetch_add(1, std::memory_order_relaxed);
+    total.fetch_add(scale * i + 1, std::memory_order_relaxed);
+  };
+  for (size_t threads : {1u, 3u, 2u}) {
+    ASSERT_EQ(m.manager().reset(threads), 0);
+    for (auto &h : hits) h.store(0);
+    total.store(0);
+    ASSERT_EQ(rcupool::parallelize_1d(m, body, n), 0);  // an lvalue
+    size_t once = 0;
+    for (auto &h : hits) once += h.load() == 1;
+    EXPECT_EQ(once, n) << threads << " threads";
+    EXPECT_EQ(total.load(), scale * (n * (n - 1) / 2) + n);
+  }
+  // A const callable and a temporary.
+  const auto &cbody = body;
+  ASSERT_EQ(rcupool::parallelize_1d(m, cbody, 10), 0);
+  std::atomic<size_t> calls{0};
+  ASSERT_EQ(rcupool::parallelize_1d(
+                m, [&calls](size_t) { calls.fetch_add(1); }, 77),
+            0);
+  EXPECT_EQ(calls.load(), 77u);
+  EXPECT_EQ(rcupool::parallelize_1d(nullptr, body, 10), -EINVAL);
+}
+
+TEST(RcupoolHppManager, ProcessManagerIsTheDefaultAndResets) {
+  rcupool::Manager m = rcupool::Manager::process();
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m.get(), rcupool_default());
+  ASSERT_EQ(m.reset(2), 0);
+  EXPECT_EQ(m.threads(), 2u);
+  EXPECT_EQ(m.reset(RCUPOOL_MAX_THREADS + 1), -EINVAL);
+  EXPECT_EQ(m.threads(), 2u);
+}
+
+TEST(RcupoolHppOwnedManager, CreateIntoHoldingHandleIsBusy) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(1, m), 0);
+  rcupool_t *first = m.get();
+  EXPECT_EQ(rcupool::OwnedManager::create(1, m), -EBUSY);
+  EXPECT_EQ(m.get(), first);
+  rcupool::OwnedManager other(std::move(m));
+  EXPECT_FALSE(m);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(other.get(), first);
+  EXPECT_EQ(rcupool::OwnedManager::create(RCUPOOL_MAX_THREADS + 1, m),
+            -EINVAL);
+}
+
+}  // namespace
