@@ -2,12 +2,14 @@
 # Builds the Python wheel rcupool-<version>-cp311-cp311-linux_x86_64.whl
 # offline, with Debian's python3, setuptools, wheel and pip.
 #
-#   tools/wheel.sh OUTDIR                  build librcupool.so.0 with bazel,
-#                                          then the wheel into OUTDIR
-#   tools/wheel.sh --library PATH OUTDIR   use an already built library
-#   tools/wheel.sh --library PATH --stage DIR
-#                                          only lay the package out in DIR
-#                                          (DIR/rcupool is importable)
+#   tools/wheel.sh OUTDIR     build librcupool.so.0 and the XNNPACK backend
+#                             librcupool_xnnpack.so.0 with bazel, then the
+#                             wheel into OUTDIR
+#   tools/wheel.sh --library PATH --xnnpack-library PATH OUTDIR
+#                             use libraries already built
+#   tools/wheel.sh --library PATH --xnnpack-library PATH --stage DIR
+#                             only lay the package out in DIR
+#                             (DIR/rcupool is importable)
 #
 # Install: python3 -m venv V && V/bin/pip install --no-index OUTDIR/rcupool-*.whl
 # PYTHON names the interpreter (default /usr/bin/python3, Debian's 3.11).
@@ -16,23 +18,29 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 python=${PYTHON:-/usr/bin/python3}
 library=""
+xnnpack_library=""
 stage_only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --library) library=$2; shift 2 ;;
+    --xnnpack-library) xnnpack_library=$2; shift 2 ;;
     --stage) stage_only=1; shift ;;
     -*) echo "wheel.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
-[ $# -eq 1 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
 out=$1
 
-if [ -z "$library" ]; then
-  (cd "$root" && bazel build //lib/shared:librcupool.so.0)
-  library="$(cd "$root" && bazel info bazel-bin)/lib/shared/librcupool.so.0"
+if [ -z "$library" ] || [ -z "$xnnpack_library" ]; then
+  (cd "$root" && bazel build //lib/shared:librcupool.so.0 //lib/shared:librcupool_xnnpack.so.0)
+  bin="$(cd "$root" && bazel info bazel-bin)/lib/shared"
+  library=${library:-$bin/librcupool.so.0}
+  xnnpack_library=${xnnpack_library:-$bin/librcupool_xnnpack.so.0}
 fi
-[ -f "$library" ] || { echo "wheel.sh: no library at $library" >&2; exit 1; }
+for f in "$library" "$xnnpack_library"; do
+  [ -f "$f" ] || { echo "wheel.sh: no library at $f" >&2; exit 1; }
+done
 
 # Lays out the package (sources, headers, library) under $1.
 stage() {
@@ -40,9 +48,11 @@ stage() {
   mkdir -p "$dir/rcupool/lib" "$dir/rcupool/include/rcupool"
   cp "$root"/lib/python/rcupool/*.py "$root/lib/python/rcupool/py.typed" "$dir/rcupool/"
   cp "$root/lib/python/setup.py" "$dir/"
-  cp "$root/include/rcupool/rcupool.h" "$dir/rcupool/include/rcupool/"
+  cp "$root/include/rcupool/rcupool.h" "$root/include/rcupool/xnnpack.h" \
+    "$dir/rcupool/include/rcupool/"
   cp -L "$library" "$dir/rcupool/lib/librcupool.so.0"
-  chmod 0755 "$dir/rcupool/lib/librcupool.so.0"
+  cp -L "$xnnpack_library" "$dir/rcupool/lib/librcupool_xnnpack.so.0"
+  chmod 0755 "$dir"/rcupool/lib/*.so.0
   chmod -R u+w "$dir"
 }
 

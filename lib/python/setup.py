@@ -1,7 +1,9 @@
 """Builds the rcupool wheel from a staged tree (tools/wheel.sh stages it).
 
 The staged tree holds rcupool/*.py, rcupool/py.typed,
-rcupool/lib/librcupool.so.0 and rcupool/include/rcupool/*.h. The package
+rcupool/lib/librcupool.so.0, the XNNPACK backend
+rcupool/lib/librcupool_xnnpack.so.0 (DT_NEEDED librcupool.so.0; loaded only
+by extensions that run XNNPACK) and rcupool/include/rcupool/{rcupool,xnnpack}.h. The package
 has no extension module of its own (it loads the library with ctypes), but
 the wheel carries a native library built for this platform and CPython, so
 the distribution says it has extension modules: the wheel is then tagged
@@ -44,6 +46,7 @@ setup(
         "rcupool": [
             "py.typed",
             "lib/librcupool.so.0",
+            "lib/librcupool_xnnpack.so.0",
             "include/rcupool/*.h",
         ],
     },

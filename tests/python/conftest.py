@@ -31,6 +31,13 @@ def sample_parallel(sample_dir):
     return samples.load("rcupool_sample_parallel", sample_dir)
 
 
+@pytest.fixture(scope="session")
+def sample_xnnpack(sample_dir):
+    """The sample extension that runs an XNNPACK method through rcupool's
+    shared backend."""
+    return samples.load("rcupool_sample_xnnpack", sample_dir)
+
+
 @pytest.fixture(autouse=True)
 def restore_thread_count():
     """Every test starts and ends with the same pool size and no freeable

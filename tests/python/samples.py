@@ -18,6 +18,7 @@ from types import ModuleType
 import rcupool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 def runpath_to_library(ext_dir: str) -> str:
@@ -37,7 +38,7 @@ def build(name: str, sources: list[str], out_dir: str,
         "-I", sysconfig.get_paths()["include"],
         "-I", rcupool.get_include(),
         *cflags,
-        *[os.path.join(HERE, s) for s in sources],
+        *[os.path.join(ROOT, s) for s in sources],
         "-o", out,
         "-L", rcupool.get_library_dir(), "-l:librcupool.so.0",
         "-Wl,-rpath," + runpath_to_library(out_dir),
@@ -61,5 +62,13 @@ def build_all(out_dir: str) -> dict[str, str]:
     """Builds every sample; returns {module name: path}."""
     return {
         "rcupool_sample_parallel":
-            build("rcupool_sample_parallel", ["sample_parallel.c"], out_dir),
+            build("rcupool_sample_parallel", ["tests/python/sample_parallel.c"],
+                  out_dir),
+        # The tests' sample model is compiled in; the backend is the
+        # package's librcupool_xnnpack.so.0, libXNNPACK the system's.
+        "rcupool_sample_xnnpack":
+            build("rcupool_sample_xnnpack",
+                  ["tests/python/sample_xnnpack.c", "lib/xnnpack/mlp.c"],
+                  out_dir, cflags=["-I", ROOT],
+                  libs=["-l:librcupool_xnnpack.so.0", "-lXNNPACK", "-lm"]),
     }

@@ -72,3 +72,34 @@ def test_check_one_definer_package_and_samples_have_exactly_one(sample_dir):
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.count("definer:") == 1
     assert "librcupool.so.0" in out.stdout
+
+
+def test_both_samples_see_same_pool_address_and_generation(
+        sample_parallel, sample_xnnpack):
+    rcupool.set_num_threads(3)
+    par = sample_parallel.pool()
+    xnn = sample_xnnpack.pool()
+    assert par == xnn
+    assert par[1:] == (rcupool.stats().generation, 3)
+    method = sample_xnnpack.Method(batch=4, inputs=16, hidden=32, outputs=16)
+    try:
+        # The method pinned that very pool.
+        assert method.pool() == par
+        rcupool.set_num_threads(5)
+        par5, xnn5 = sample_parallel.pool(), sample_xnnpack.pool()
+        assert par5 == xnn5
+        assert par5[1:] == (par[1] + 1, 5)
+        assert sample_parallel.run() == 5
+        assert method.pool() == par  # still its own pool
+        assert method.run() < 1e-4
+    finally:
+        method.drop()
+
+
+def test_one_library_mapped_once_with_both_samples_loaded(
+        sample_parallel, sample_xnnpack):
+    with open("/proc/self/maps") as f:
+        paths = {line.split()[-1] for line in f if "librcupool" in line}
+    lib_dir = os.path.realpath(rcupool.get_library_dir())
+    assert paths == {os.path.join(lib_dir, "librcupool.so.0"),
+                     os.path.join(lib_dir, "librcupool_xnnpack.so.0")}

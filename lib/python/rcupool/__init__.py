@@ -20,7 +20,9 @@ import dataclasses
 import numbers
 import operator
 import os
-from typing import Any
+import threading
+import types
+from typing import Any, Optional
 
 from . import _log, _native
 
@@ -33,6 +35,7 @@ __all__ = [
     "get_num_threads",
     "set_num_threads",
     "stats",
+    "threads",
 ]
 
 #: The largest thread count :func:`set_num_threads` accepts
@@ -56,6 +59,8 @@ class Stats:
         pools_freed: pools freed so far.
         frees_pending: grace-period callbacks and frees not yet run.
         threads_alive: the sum of the thread counts of the pools alive.
+        pools_never_current: pools alive that were started for a
+            :func:`threads` block (a sized pin) and never made current.
     """
 
     generation: int
@@ -69,6 +74,7 @@ class Stats:
     pools_freed: int
     frees_pending: int
     threads_alive: int
+    pools_never_current: int
 
 
 def _raise_errno(err: int, what: str) -> None:
@@ -156,6 +162,78 @@ def barrier() -> None:
     err = _native.lib.rcupool_barrier(_manager())
     if err != 0:
         _raise_errno(err, "rcupool_barrier")
+
+
+_scope_depth = threading.local()  # .value: threads() blocks open on a thread
+
+
+class threads:
+    """``with rcupool.threads(n):`` runs this thread's parallel work on an
+    ``n``-thread pool for the block.
+
+    On entry a pool of exactly ``n`` threads is pinned (one alive of that
+    size is shared, else one is started: ``rcupool_pin_sized``) and this
+    thread enters its scope; every extension call made on this thread in
+    the block (that dispatches through rcupool) runs on it. The process's
+    current pool and :func:`get_num_threads` are unchanged, and other
+    threads are not affected. On exit, also on an exception, the scope is
+    left and the pool unpinned (freed later if nothing else holds it).
+
+    Blocks nest (the innermost wins) up to 16 deep per thread, and one
+    ``threads`` object may be entered again, also from other threads. A
+    block must be left on the thread that entered it.
+
+    Raises:
+        ValueError: ``n`` is not an integer in 1..MAX_THREADS (as
+            :func:`set_num_threads`); raised by the constructor.
+        TypeError: ``n`` is not a number.
+        OSError: on entry, the pool could not be started (``EAGAIN``,
+            ``ENOMEM``); nothing is then pinned or entered.
+        RuntimeError: on entry, blocks nested deeper than 16 on this
+            thread; on exit, left on another thread than the one that
+            entered (the pin is then kept, so the pool stays valid).
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n: int = _thread_count(n)
+        self._open = threading.local()  # .pins: this thread's open entries
+
+    def __enter__(self) -> "threads":
+        depth = getattr(_scope_depth, "value", 0)
+        if depth >= _native.SCOPE_MAX_DEPTH:
+            raise RuntimeError(
+                f"rcupool.threads blocks nested deeper than "
+                f"{_native.SCOPE_MAX_DEPTH} on one thread")
+        pin = _native.PinStruct()
+        err = _native.lib.rcupool_pin_sized(_manager(), self.n, ctypes.byref(pin))
+        if err != 0:
+            _raise_errno(err, f"rcupool_pin_sized({self.n})")
+        _native.lib.rcupool_scope_enter(ctypes.byref(pin))
+        _scope_depth.value = depth + 1
+        if not hasattr(self._open, "pins"):
+            self._open.pins = []
+        self._open.pins.append(pin)
+        return self
+
+    def __exit__(self, exc_type: Optional[type],
+                 exc: Optional[BaseException],
+                 tb: Optional[types.TracebackType]) -> None:
+        pins = getattr(self._open, "pins", None)
+        if not pins:
+            raise RuntimeError(
+                "rcupool.threads block left on another thread than the one "
+                "that entered it")
+        pin = pins.pop()
+        _native.lib.rcupool_scope_exit()
+        _scope_depth.value -= 1
+        _native.lib.rcupool_unpin(ctypes.byref(pin))
+
+    @property
+    def pool_threads(self) -> int:
+        """The thread count of this thread's innermost open block of this
+        object (``n``), 0 when none is open."""
+        pins = getattr(self._open, "pins", None)
+        return int(_native.lib.rcupool_pin_threads(ctypes.byref(pins[-1]))) if pins else 0
 
 
 def get_include() -> str:

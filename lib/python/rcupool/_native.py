@@ -41,7 +41,25 @@ class StatsStruct(ctypes.Structure):
         ("pools_freed", ctypes.c_uint64),
         ("frees_pending", ctypes.c_size_t),
         ("threads_alive", ctypes.c_size_t),
+        ("pools_never_current", ctypes.c_size_t),
     ]
+
+
+class PinStruct(ctypes.Structure):
+    """rcupool_pin_t: caller-owned storage, fields private to the library
+    (a test compares its size with the C struct's)."""
+
+    _fields_ = [
+        ("pool_", ctypes.c_void_p),
+        ("manager_", ctypes.c_void_p),
+        ("threadpool_", ctypes.c_void_p),
+        ("threads_", ctypes.c_size_t),
+        ("generation_", ctypes.c_uint64),
+    ]
+
+
+#: RCUPOOL_SCOPE_MAX_DEPTH: deeper nesting aborts the process.
+SCOPE_MAX_DEPTH = 16
 
 
 #: void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level, const char *message)
@@ -61,3 +79,9 @@ _proto("rcupool_generation", ctypes.c_uint64, ctypes.c_void_p)
 _proto("rcupool_barrier", ctypes.c_int, ctypes.c_void_p)
 _proto("rcupool_get_stats", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(StatsStruct))
 _proto("rcupool_set_log", None, LOG_FN, ctypes.c_void_p)
+_proto("rcupool_pin_sized", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
+       ctypes.POINTER(PinStruct))
+_proto("rcupool_unpin", None, ctypes.POINTER(PinStruct))
+_proto("rcupool_pin_threads", ctypes.c_size_t, ctypes.POINTER(PinStruct))
+_proto("rcupool_scope_enter", None, ctypes.POINTER(PinStruct))
+_proto("rcupool_scope_exit", None)
