@@ -14,6 +14,14 @@ import rcupool
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+# The wheel test runs some of these tests in a venv with the installed
+# wheel; there the package must come from that venv, not from the tree.
+_expected = os.environ.get("RCUPOOL_TEST_EXPECT_PACKAGE_UNDER")
+if _expected and not os.path.realpath(rcupool.__file__).startswith(
+        os.path.realpath(_expected) + os.sep):
+    raise ImportError(f"rcupool imported from {rcupool.__file__}, "
+                      f"not from under {_expected}")
+
 import samples  # noqa: E402
 
 
