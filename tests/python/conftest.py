@@ -66,6 +66,14 @@ def run_python(code: str, sample_dir: str, timeout: float = 60.0,
         + ([full_env["PYTHONPATH"]] if full_env.get("PYTHONPATH") else []))
     if env:
         full_env.update(env)
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
-                          env=full_env, capture_output=True, text=True,
-                          timeout=timeout)
+    return samples.run_cmd([sys.executable, "-c", textwrap.dedent(code)],
+                           env=full_env, preload=True, capture_output=True,
+                           text=True, timeout=timeout)
+
+
+#: Set by run_pytest.sh when the library is built with ThreadSanitizer,
+#: which cannot follow a fork() child that starts threads (tests/fork skips
+#: its tests the same way).
+UNDER_TSAN = os.environ.get("RCUPOOL_TEST_SANITIZER") == "tsan"
+skip_fork_under_tsan = pytest.mark.skipif(
+    UNDER_TSAN, reason="ThreadSanitizer does not support threads in a fork child")

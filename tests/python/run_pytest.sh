@@ -18,7 +18,11 @@ if grep -q 'libasan' <<<"$needed"; then
   export LD_PRELOAD="$(gcc -print-file-name=libasan.so)"
   export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 elif grep -q 'libtsan' <<<"$needed"; then
+  export RCUPOOL_TEST_SANITIZER=tsan
   export LD_PRELOAD="$(gcc -print-file-name=libtsan.so)"
+  # Children may start in other folders: the suppression file by its path.
+  export TSAN_OPTIONS="${TSAN_OPTIONS:-}"
+  TSAN_OPTIONS="${TSAN_OPTIONS//suppressions=tests\/tsan.supp/suppressions=$PWD\/tests\/tsan.supp}"
 fi
 
 exec /usr/bin/python3 -m pytest -p no:cacheprovider -q \

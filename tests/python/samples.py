@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -19,6 +20,27 @@ import rcupool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def run_cmd(cmd: list[str], cwd: str | None = None, preload: bool = False,
+            env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    """subprocess.run through posix_spawn (CLONE_VFORK, then exec), never
+    fork(): the fork handlers of the loaded librcupool then do not run in
+    the child. ThreadSanitizer ends any child of a multi-threaded fork()
+    that starts a thread, and the library's child handler starts the new
+    pool's. subprocess uses posix_spawn only with close_fds=False, an
+    executable path with a folder, and no cwd (`env --chdir` does that).
+    A sanitizer runtime preloaded by run_pytest.sh is passed on only with
+    preload=True (to Python interpreters that load the library)."""
+    env = dict(os.environ if env is None else env)
+    if not preload:
+        env.pop("LD_PRELOAD", None)
+    cmd = list(cmd)
+    if cwd is not None:
+        cmd = ["/usr/bin/env", "--chdir=" + cwd] + cmd
+    if os.sep not in cmd[0]:
+        cmd[0] = shutil.which(cmd[0]) or cmd[0]
+    return subprocess.run(cmd, close_fds=False, env=env, **kw)
 
 
 def runpath_to_library(ext_dir: str) -> str:
@@ -46,9 +68,7 @@ def build(name: str, sources: list[str], out_dir: str,
         *libs,
         "-pthread",
     ]
-    # The compiler does not need a sanitizer runtime the tests may preload.
-    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-    subprocess.run(cmd, check=True, env=env)
+    run_cmd(cmd, check=True)
     return out
 
 

@@ -6,7 +6,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 
+import pytest
+
 import rcupool
+from conftest import skip_fork_under_tsan
+
+pytestmark = skip_fork_under_tsan
 
 MAX_ERROR = 1e-4
 

@@ -4,9 +4,9 @@ sample extension see the same manager, pool and generation."""
 from __future__ import annotations
 
 import os
-import subprocess
 
 import rcupool
+from samples import run_cmd
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -66,7 +66,7 @@ def test_method_pinned_before_reset_keeps_its_pool_and_size(sample_parallel):
 
 def test_check_one_definer_package_and_samples_have_exactly_one(sample_dir):
     pkg = os.path.dirname(rcupool.__file__)
-    out = subprocess.run(
+    out = run_cmd(
         [os.path.join(ROOT, "tools", "check_one_definer"), pkg, sample_dir],
         capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

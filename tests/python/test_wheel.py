@@ -14,6 +14,7 @@ import sys
 import zipfile
 
 import rcupool
+from samples import run_cmd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -21,7 +22,7 @@ PYTHON = "/usr/bin/python3"  # Debian's CPython 3.11, with pip and venv
 
 
 def run(cmd, **kw):
-    out = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    out = run_cmd(cmd, capture_output=True, text=True, **kw)
     assert out.returncode == 0, f"{cmd}: {out.stdout[-3000:]}{out.stderr[-3000:]}"
     return out.stdout
 
@@ -33,7 +34,10 @@ def readelf_dynamic(path):
 def test_wheel_installs_in_fresh_venv_and_runs_tests_1_and_3_with_one_definer(tmp_path):
     lib_dir = rcupool.get_library_dir()
     dist = tmp_path / "dist"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # The build and install steps do not load the library: no sanitizer
+    # runtime for them (run_pytest.sh preloads one under asan/tsan).
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "LD_PRELOAD")}
     env["TMPDIR"] = str(tmp_path)
     run([os.path.join(ROOT, "tools", "wheel.sh"),
          "--library", os.path.join(lib_dir, "librcupool.so.0"),
@@ -66,13 +70,15 @@ def test_wheel_installs_in_fresh_venv_and_runs_tests_1_and_3_with_one_definer(tm
              "::test_method_loaded_then_resets_to_16_4_and_20_alternating_outputs_match_reference",
              os.path.join(HERE, "test_shared_pool.py")]
     inner_env = dict(env)
+    if "LD_PRELOAD" in os.environ:
+        inner_env["LD_PRELOAD"] = os.environ["LD_PRELOAD"]  # as run_pytest.sh
     inner_env["RCUPOOL_TEST_EXPECT_PACKAGE_UNDER"] = str(venv)
     code = ("import sys; sys.path.append('/usr/lib/python3/dist-packages');"
             "import pytest; sys.exit(pytest.main(sys.argv[1:]))")
-    out = subprocess.run(
+    out = run_cmd(
         [str(venv / "bin" / "python"), "-c", code, "-q", "-p", "no:cacheprovider",
          "--basetemp", str(basetemp), "--rootdir", HERE, *tests],
-        cwd=str(tmp_path), env=inner_env, capture_output=True, text=True,
+        cwd=str(tmp_path), env=inner_env, preload=True, capture_output=True, text=True,
         timeout=600)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert re.search(r"\b(\d+) passed\b", out.stdout)
@@ -82,7 +88,7 @@ def test_wheel_installs_in_fresh_venv_and_runs_tests_1_and_3_with_one_definer(tm
     # extensions built against it.
     exts = glob.glob(str(basetemp / "samples0" / "*.so"))
     assert len(exts) == 2
-    check = subprocess.run(
+    check = run_cmd(
         [os.path.join(ROOT, "tools", "check_one_definer"), str(venv),
          *exts], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
