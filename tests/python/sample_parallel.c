@@ -16,11 +16,17 @@
  *           thread at a time (the tests' contract).
  *   SPAR-3. run() reports the width of the pool its tasks ran on as the
  *           number of distinct threads that ran a task. Every task of the
- *           first wave waits until no new thread has shown up for
- *           SPAR_QUIET_NS, so each thread of the pool runs one of its own
- *           items before any item can be stolen (pthreadpool hands every
- *           thread its own items first): the count is the pool's width
- *           unless a thread is late by more than that quiet time.
+ *           first wave blocks until released, so each thread of the pool
+ *           runs one of its own items before any item can be stolen
+ *           (pthreadpool hands every thread its own items first, and a
+ *           thread steals only once its own are done). Release: with
+ *           expect = 0, once no new thread has shown up for SPAR_QUIET_NS
+ *           (a thread later than that is missed); with expect = n, once n
+ *           threads arrived and no other showed up for SPAR_EXTRA_NS after
+ *           the last (a wider pool shows its extra threads), or after
+ *           SPAR_GIVE_UP_NS (a narrower pool never reaches n). So with
+ *           expect the count is never below the width when the pool has n
+ *           threads, whatever the scheduling delays.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,6 +44,8 @@
 #define SPAR_SLOTS 8
 #define SPAR_MAX_THREADS 512
 #define SPAR_QUIET_NS (150 * 1000 * 1000LL)
+#define SPAR_EXTRA_NS (50 * 1000 * 1000LL)
+#define SPAR_GIVE_UP_NS (10 * 1000 * 1000 * 1000LL)
 
 static rcupool_pin_t slots[SPAR_SLOTS];
 
@@ -46,6 +54,8 @@ struct run_ctx {
   pid_t tids[SPAR_MAX_THREADS]; /* under lock */
   size_t distinct;              /* under lock */
   int64_t last_arrival_ns;      /* under lock */
+  int64_t start_ns;             /* set before the call */
+  size_t expect;                /* set before the call */
   atomic_int released;
   atomic_uint_fast64_t sum;
   atomic_size_t calls;
@@ -71,9 +81,15 @@ static void run_task(void *arg, size_t i) {
   /* SPAR-3: the first wave waits for the quiet time. */
   while (!atomic_load(&c->released)) {
     pthread_mutex_lock(&c->lock);
-    int64_t quiet = now_ns() - c->last_arrival_ns;
+    int64_t now = now_ns();
+    int64_t quiet = now - c->last_arrival_ns;
+    size_t arrived = c->distinct;
     pthread_mutex_unlock(&c->lock);
-    if (quiet >= SPAR_QUIET_NS) {
+    int release = c->expect == 0
+                      ? quiet >= SPAR_QUIET_NS
+                      : (arrived >= c->expect && quiet >= SPAR_EXTRA_NS) ||
+                            now - c->start_ns >= SPAR_GIVE_UP_NS;
+    if (release) {
       atomic_store(&c->released, 1);
       break;
     }
@@ -86,11 +102,12 @@ static void run_task(void *arg, size_t i) {
 
 /* Runs the kernel over range items on rcupool (the calling thread's scope
  * if any, else the current pool); -1 when the sums are wrong. */
-static int run_kernel(size_t range, size_t *seen) {
+static int run_kernel(size_t range, size_t expect, size_t *seen) {
   struct run_ctx *c = calloc(1, sizeof *c);
   if (c == NULL) return -2;
   pthread_mutex_init(&c->lock, NULL);
-  c->last_arrival_ns = now_ns();
+  c->start_ns = c->last_arrival_ns = now_ns();
+  c->expect = expect;
   int err = rcupool_parallelize_1d(rcupool_default(), run_task, c, range, 0);
   uint64_t n = range;
   int ok = err == 0 && atomic_load(&c->calls) == n &&
@@ -101,15 +118,17 @@ static int run_kernel(size_t range, size_t *seen) {
   return ok ? 0 : -1;
 }
 
-/* run(range=64) -> threads seen: the kernel on the current or scoped pool. */
+/* run(expect=0, range=64) -> threads seen: the kernel on the current or
+ * scoped pool (SPAR-3 says what expect does). */
 static PyObject *spar_run(PyObject *self, PyObject *args) {
-  Py_ssize_t range = 64;
-  if (!PyArg_ParseTuple(args, "|n", &range)) return NULL;
-  if (range < 1) return PyErr_Format(PyExc_ValueError, "range must be >= 1");
+  Py_ssize_t range = 64, expect = 0;
+  if (!PyArg_ParseTuple(args, "|nn", &expect, &range)) return NULL;
+  if (range < 1 || expect < 0 || expect > SPAR_MAX_THREADS)
+    return PyErr_Format(PyExc_ValueError, "range must be >= 1, expect >= 0");
   size_t seen = 0;
   int err;
   Py_BEGIN_ALLOW_THREADS
-  err = run_kernel((size_t)range, &seen);
+  err = run_kernel((size_t)range, (size_t)expect, &seen);
   Py_END_ALLOW_THREADS
   if (err == -2) return PyErr_NoMemory();
   if (err != 0) return PyErr_Format(PyExc_RuntimeError, "wrong kernel result");
@@ -157,11 +176,14 @@ static PyObject *spar_load(PyObject *self, PyObject *args) {
   return PyLong_FromUnsignedLongLong(rcupool_pin_generation(&slots[slot]));
 }
 
-/* run_method(slot, range=64) -> threads seen, in the method's scope. */
+/* run_method(slot, expect=0, range=64) -> threads seen, in the method's
+ * scope. */
 static PyObject *spar_run_method(PyObject *self, PyObject *args) {
   int slot;
-  Py_ssize_t range = 64;
-  if (!PyArg_ParseTuple(args, "i|n", &slot, &range)) return NULL;
+  Py_ssize_t range = 64, expect = 0;
+  if (!PyArg_ParseTuple(args, "i|nn", &slot, &expect, &range)) return NULL;
+  if (range < 1 || expect < 0 || expect > SPAR_MAX_THREADS)
+    return PyErr_Format(PyExc_ValueError, "range must be >= 1, expect >= 0");
   if (slot < 0 || slot >= SPAR_SLOTS ||
       rcupool_pin_pthreadpool(&slots[slot]) == NULL)
     return PyErr_Format(PyExc_ValueError, "slot %d is not loaded", slot);
@@ -169,7 +191,7 @@ static PyObject *spar_run_method(PyObject *self, PyObject *args) {
   int err;
   Py_BEGIN_ALLOW_THREADS
   rcupool_scope_enter(&slots[slot]);
-  err = run_kernel((size_t)range, &seen);
+  err = run_kernel((size_t)range, (size_t)expect, &seen);
   rcupool_scope_exit();
   Py_END_ALLOW_THREADS
   if (err != 0) return PyErr_Format(PyExc_RuntimeError, "wrong kernel result");
@@ -195,13 +217,15 @@ static PyObject *spar_unload(PyObject *self, PyObject *args) {
 
 static PyMethodDef spar_methods[] = {
     {"run", spar_run, METH_VARARGS,
-     "run(range=64) -> int: run a kernel through rcupool_parallelize_1d with "
-     "the GIL released; returns the number of threads its tasks ran on."},
+     "run(expect=0, range=64) -> int: run a kernel through "
+     "rcupool_parallelize_1d with the GIL released; returns the number of "
+     "threads its tasks ran on (expect: the width to wait for)."},
     {"pool", spar_pool, METH_NOARGS,
      "pool() -> (address, generation, threads) of the current pool."},
     {"load", spar_load, METH_VARARGS, "load(slot) -> generation: pin."},
     {"run_method", spar_run_method, METH_VARARGS,
-     "run_method(slot, range=64) -> int: run in the pinned pool's scope."},
+     "run_method(slot, expect=0, range=64) -> int: run in the pinned "
+     "pool's scope."},
     {"method_threads", spar_method_threads, METH_VARARGS,
      "method_threads(slot) -> thread count of the pinned pool."},
     {"unload", spar_unload, METH_VARARGS, "unload(slot): unpin."},

@@ -21,7 +21,7 @@ def child_work(n):
     import rcupool_sample_parallel as par
     import rcupool_sample_xnnpack as xnn
     rcupool.set_num_threads(n)
-    seen = par.run()
+    seen = par.run(n)
     m = xnn.Method(batch=8, inputs=32, hidden=64, outputs=32)
     try:
         return (rcupool.get_num_threads(), seen, m.pool()[2], m.run())
@@ -54,7 +54,7 @@ def test_os_fork_child_sets_count_and_runs_both_extensions_parent_unaffected(
     # The parent: same count, same generation, still works.
     assert rcupool.get_num_threads() == 2
     assert rcupool.stats().generation == parent_gen
-    assert sample_parallel.run() == 2
+    assert sample_parallel.run(2) == 2
     m = sample_xnnpack.Method(batch=8, inputs=32, hidden=64, outputs=32)
     assert m.run() < MAX_ERROR
     m.drop()
@@ -70,4 +70,4 @@ def test_multiprocessing_fork_pool_children_set_counts_and_run_both_extensions(
         assert (count, seen, method_threads) == (n, n, n)
         assert error < MAX_ERROR
     assert rcupool.get_num_threads() == 2
-    assert sample_parallel.run() == 2
+    assert sample_parallel.run(2) == 2

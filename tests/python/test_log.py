@@ -143,7 +143,7 @@ for k in range(20):
     if pid == 0:
         rcupool.set_num_threads(2)
         logging.getLogger("rcupool").info("child %d", k)
-        os._exit(0 if ext.run() == 2 else 3)
+        os._exit(0 if ext.run(2) == 2 else 3)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, status
 stop = True

@@ -25,7 +25,7 @@ def test_sample_parallel_sees_generation_and_size_set_from_python(sample_paralle
 def test_sample_parallel_run_tasks_see_the_pool_size_set_from_python(sample_parallel):
     for n in (1, 2, 4, 3):
         rcupool.set_num_threads(n)
-        assert sample_parallel.run() == n
+        assert sample_parallel.run(n) == n
 
 
 def test_sample_parallel_run_releases_gil_so_python_threads_run(sample_parallel):
@@ -55,8 +55,8 @@ def test_method_pinned_before_reset_keeps_its_pool_and_size(sample_parallel):
     try:
         rcupool.set_num_threads(4)
         assert sample_parallel.method_threads(0) == 2
-        assert sample_parallel.run_method(0) == 2
-        assert sample_parallel.run() == 4
+        assert sample_parallel.run_method(0, 2) == 2
+        assert sample_parallel.run(4) == 4
         assert rcupool.stats().pins == 1
     finally:
         sample_parallel.unload(0)
@@ -89,7 +89,7 @@ def test_both_samples_see_same_pool_address_and_generation(
         par5, xnn5 = sample_parallel.pool(), sample_xnnpack.pool()
         assert par5 == xnn5
         assert par5[1:] == (par[1] + 1, 5)
-        assert sample_parallel.run() == 5
+        assert sample_parallel.run(5) == 5
         assert method.pool() == par  # still its own pool
         assert method.run() < 1e-4
     finally:

@@ -14,9 +14,9 @@ def test_threads_block_runs_extension_on_its_width_and_leaves_count(sample_paral
     gen = rcupool.stats().generation
     with rcupool.threads(3) as t:
         assert t.pool_threads == 3
-        assert sample_parallel.run() == 3
+        assert sample_parallel.run(3) == 3
         assert rcupool.get_num_threads() == 2
-    assert sample_parallel.run() == 2
+    assert sample_parallel.run(2) == 2
     s = rcupool.stats()
     assert (s.threads, s.generation) == (2, gen)
     rcupool.barrier()
@@ -26,11 +26,11 @@ def test_threads_block_runs_extension_on_its_width_and_leaves_count(sample_paral
 def test_threads_nested_innermost_wins_and_outer_restored(sample_parallel):
     rcupool.set_num_threads(2)
     with rcupool.threads(4):
-        assert sample_parallel.run() == 4
+        assert sample_parallel.run(4) == 4
         with rcupool.threads(1):
-            assert sample_parallel.run() == 1
-        assert sample_parallel.run() == 4
-    assert sample_parallel.run() == 2
+            assert sample_parallel.run(1) == 1
+        assert sample_parallel.run(4) == 4
+    assert sample_parallel.run(2) == 2
     assert rcupool.stats().pins == 0
 
 
@@ -40,7 +40,7 @@ def test_threads_block_left_by_exception_unpins_and_leaves_scope(sample_parallel
         with rcupool.threads(3):
             raise KeyError("boom")
     assert rcupool.stats().pins == 0
-    assert sample_parallel.run() == 2
+    assert sample_parallel.run(2) == 2
 
 
 def test_threads_from_two_python_threads_each_call_runs_on_its_width(sample_parallel):
@@ -55,7 +55,7 @@ def test_threads_from_two_python_threads_each_call_runs_on_its_width(sample_para
             start.wait()
             with rcupool.threads(width):
                 for _ in range(4):
-                    seen[width].append(sample_parallel.run())
+                    seen[width].append(sample_parallel.run(width))
         except BaseException as e:  # reported below
             errors.append(e)
 
