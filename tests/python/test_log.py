@@ -99,14 +99,14 @@ def churn(slot):
         rcupool.set_num_threads(1 + i % 4)
         ext.unload(slot)
 
-for slot in range(3):
-    threading.Thread(target=churn, args=(slot,), daemon=True).start()
-import time; time.sleep(0.2)
-# A size the churn never uses, retired and freed by the reclaim thread.
+# A pool retired while nothing pins it: freed, and logged, by the reclaim
+# thread.
 rcupool.set_num_threads(7)
 rcupool.set_num_threads(6)
 rcupool.barrier()
-time.sleep(0.1)
+for slot in range(3):
+    threading.Thread(target=churn, args=(slot,), daemon=True).start()
+import time; time.sleep(0.3)
 print("exiting", flush=True)
 """
 
