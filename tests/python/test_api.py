@@ -132,3 +132,21 @@ def test_library_error_becomes_oserror_with_errno():
     with pytest.raises(OSError) as info:
         rcupool._raise_errno(-errno.EAGAIN, "rcupool_reset(4)")
     assert info.value.errno == errno.EAGAIN
+
+
+def test_ctypes_structs_have_the_c_sizes(tmp_path):
+    import ctypes
+
+    from samples import run_cmd
+    src = tmp_path / "sizes.c"
+    src.write_text(
+        "#include <stdio.h>\n#include <rcupool/rcupool.h>\n"
+        "int main(void) { printf(\"%zu %zu\\n\", sizeof(rcupool_pin_t),"
+        " sizeof(rcupool_stats_t)); return 0; }\n")
+    exe = tmp_path / "sizes"
+    run_cmd(["cc", "-I", rcupool.get_include(), str(src), "-o", str(exe)],
+            check=True)
+    out = run_cmd([str(exe)], check=True, capture_output=True, text=True)
+    pin_size, stats_size = map(int, out.stdout.split())
+    assert ctypes.sizeof(_native.PinStruct) == pin_size
+    assert ctypes.sizeof(_native.StatsStruct) == stats_size
