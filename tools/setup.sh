@@ -22,6 +22,12 @@ cmake
 ninja-build
 binutils
 python3
+python3-dev
+python3-pip
+python3-pytest
+python3-setuptools
+python3-venv
+python3-wheel
 spin
 gnuplot-nox
 valgrind

@@ -1,0 +1,264 @@
+"""rcupool: the one CPU thread pool of a process, resizable at any time.
+
+The pool is the process-wide manager of librcupool (``rcupool_default()``),
+shared with every extension module that links the ``librcupool.so.0``
+shipped in this package (see :func:`get_include` and
+:func:`get_library_dir`). Changing its size is safe at any time, also while
+models loaded by extensions hold the previous pool: they keep it until they
+let go, and it is freed then.
+
+The library's log goes to the ``"rcupool"`` logger of :mod:`logging`.
+
+Every function may be called from any thread. Calls into the library
+release the GIL while they run.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import numbers
+import operator
+import os
+import threading
+import types
+from typing import Any, Optional
+
+from . import _log, _native
+
+__all__ = [
+    "MAX_THREADS",
+    "Stats",
+    "barrier",
+    "get_include",
+    "get_library_dir",
+    "get_num_threads",
+    "set_num_threads",
+    "stats",
+    "threads",
+]
+
+#: The largest thread count :func:`set_num_threads` accepts
+#: (``RCUPOOL_MAX_THREADS``).
+MAX_THREADS: int = _native.MAX_THREADS
+
+
+@dataclasses.dataclass(frozen=True)
+class Stats:
+    """A snapshot of the process-wide manager (``rcupool_stats_t``).
+
+    Attributes:
+        generation: pools published so far (the first pool is 1).
+        threads: the current pool's thread count.
+        pools_alive: the current pool plus retired pools not yet freed.
+        pools_kept: retired pools past their grace period, still pinned.
+        pins: pins held on all pools.
+        resets: resets that changed the current pool.
+        reuses: of those, resets that made a kept or retiring pool current.
+        pools_created: pools created so far.
+        pools_freed: pools freed so far.
+        frees_pending: grace-period callbacks and frees not yet run.
+        threads_alive: the sum of the thread counts of the pools alive.
+        pools_never_current: pools alive that were started for a
+            :func:`threads` block (a sized pin) and never made current.
+    """
+
+    generation: int
+    threads: int
+    pools_alive: int
+    pools_kept: int
+    pins: int
+    resets: int
+    reuses: int
+    pools_created: int
+    pools_freed: int
+    frees_pending: int
+    threads_alive: int
+    pools_never_current: int
+
+
+def _raise_errno(err: int, what: str) -> None:
+    """Raises OSError for a negative errno returned by the library."""
+    code = -err
+    raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
+def _manager() -> int:
+    m = _native.lib.rcupool_default()
+    if not m:
+        # The first creation failed (logged by the library); a later call
+        # tries again.
+        raise OSError(11, "rcupool: cannot create the process-wide pool")
+    return m
+
+
+def _thread_count(n: Any) -> int:
+    """Validates a thread count: an int (or an object with ``__index__``,
+    bool excluded) in 1..MAX_THREADS.
+
+    Raises ValueError for a bool, a non-integral number or a count out of
+    range, TypeError for anything that is not a number.
+    """
+    if isinstance(n, bool):
+        raise ValueError(f"thread count must be an integer, not {n!r}")
+    if isinstance(n, numbers.Integral) or hasattr(type(n), "__index__"):
+        value = operator.index(n)
+    elif isinstance(n, numbers.Number):
+        raise ValueError(f"thread count must be an integer, not {n!r}")
+    else:
+        raise TypeError(
+            f"thread count must be an int, not {type(n).__name__}")
+    if value < 1 or value > MAX_THREADS:
+        raise ValueError(
+            f"thread count must be in 1..{MAX_THREADS}, not {value}")
+    return value
+
+
+def set_num_threads(n: int) -> None:
+    """Makes an ``n``-thread pool the process's current pool.
+
+    Safe at any time, also after models were loaded on the previous pool:
+    they keep running on it until they let it go. A pool of that size still
+    alive is reused. Blocks while a new pool's threads start.
+
+    Raises:
+        ValueError: ``n`` is below 1, above :data:`MAX_THREADS`, a bool or a
+            non-integral number (``2.5``).
+        TypeError: ``n`` is not a number (``"4"``, ``None``).
+        OSError: the library failed (``errno`` says why, e.g. ``EAGAIN``
+            when threads could not be started). The current pool is then
+            unchanged.
+    """
+    count = _thread_count(n)
+    err = _native.lib.rcupool_reset(_manager(), count)
+    if err != 0:
+        _raise_errno(err, f"rcupool_reset({count})")
+
+
+def get_num_threads() -> int:
+    """The current pool's thread count (may change as soon as it returns)."""
+    return int(_native.lib.rcupool_threads(_manager()))
+
+
+def stats() -> Stats:
+    """A snapshot of the process-wide manager's counters (see :class:`Stats`)."""
+    raw = _native.StatsStruct()
+    err = _native.lib.rcupool_get_stats(_manager(), ctypes.byref(raw))
+    if err != 0:
+        _raise_errno(err, "rcupool_get_stats")
+    return Stats(**{name: int(getattr(raw, name))
+                    for name, _ in _native.StatsStruct._fields_})
+
+
+def barrier() -> None:
+    """Waits until every pool that can be freed now has been freed.
+
+    Pools still held by a loaded model stay alive. Blocks for at least one
+    grace period (about 10 ms).
+
+    Raises:
+        OSError: ``EDEADLK`` when called from inside a parallel task.
+    """
+    err = _native.lib.rcupool_barrier(_manager())
+    if err != 0:
+        _raise_errno(err, "rcupool_barrier")
+
+
+_scope_depth = threading.local()  # .value: threads() blocks open on a thread
+
+
+class threads:
+    """``with rcupool.threads(n):`` runs this thread's parallel work on an
+    ``n``-thread pool for the block.
+
+    On entry a pool of exactly ``n`` threads is pinned (one alive of that
+    size is shared, else one is started: ``rcupool_pin_sized``) and this
+    thread enters its scope; every extension call made on this thread in
+    the block (that dispatches through rcupool) runs on it. The process's
+    current pool and :func:`get_num_threads` are unchanged, and other
+    threads are not affected. On exit, also on an exception, the scope is
+    left and the pool unpinned (freed later if nothing else holds it).
+
+    Blocks nest (the innermost wins) up to 16 deep per thread, and one
+    ``threads`` object may be entered again, also from other threads. A
+    block must be left on the thread that entered it.
+
+    Raises:
+        ValueError: ``n`` is not an integer in 1..MAX_THREADS (as
+            :func:`set_num_threads`); raised by the constructor.
+        TypeError: ``n`` is not a number.
+        OSError: on entry, the pool could not be started (``EAGAIN``,
+            ``ENOMEM``); nothing is then pinned or entered.
+        RuntimeError: on entry, blocks nested deeper than 16 on this
+            thread; on exit, left on another thread than the one that
+            entered (the pin is then kept, so the pool stays valid).
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n: int = _thread_count(n)
+        self._open = threading.local()  # .pins: this thread's open entries
+
+    def __enter__(self) -> "threads":
+        depth = getattr(_scope_depth, "value", 0)
+        if depth >= _native.SCOPE_MAX_DEPTH:
+            raise RuntimeError(
+                f"rcupool.threads blocks nested deeper than "
+                f"{_native.SCOPE_MAX_DEPTH} on one thread")
+        pin = _native.PinStruct()
+        err = _native.lib.rcupool_pin_sized(_manager(), self.n, ctypes.byref(pin))
+        if err != 0:
+            _raise_errno(err, f"rcupool_pin_sized({self.n})")
+        _native.lib.rcupool_scope_enter(ctypes.byref(pin))
+        _scope_depth.value = depth + 1
+        if not hasattr(self._open, "pins"):
+            self._open.pins = []
+        self._open.pins.append(pin)
+        return self
+
+    def __exit__(self, exc_type: Optional[type],
+                 exc: Optional[BaseException],
+                 tb: Optional[types.TracebackType]) -> None:
+        pins = getattr(self._open, "pins", None)
+        if not pins:
+            raise RuntimeError(
+                "rcupool.threads block left on another thread than the one "
+                "that entered it")
+        pin = pins.pop()
+        _native.lib.rcupool_scope_exit()
+        _scope_depth.value -= 1
+        _native.lib.rcupool_unpin(ctypes.byref(pin))
+
+    @property
+    def pool_threads(self) -> int:
+        """The thread count of this thread's innermost open block of this
+        object (``n``), 0 when none is open."""
+        pins = getattr(self._open, "pins", None)
+        return int(_native.lib.rcupool_pin_threads(ctypes.byref(pins[-1]))) if pins else 0
+
+
+def get_include() -> str:
+    """The folder holding ``rcupool/rcupool.h``, for building extensions.
+
+    The header includes ``<pthreadpool.h>`` (Debian: libpthreadpool-dev).
+    """
+    return _native.INCLUDE_DIR
+
+
+def get_library_dir() -> str:
+    """The folder holding ``librcupool.so.0``.
+
+    Link an extension with ``-L<dir> -l:librcupool.so.0`` and give it a
+    RUNPATH relative to ``$ORIGIN`` that leads here, so that it loads this
+    very library and shares its pool.
+    """
+    return _native.LIB_DIR
+
+
+_log.setup()
+# The process-wide manager is made now, on the importing thread, rather than
+# by whichever thread first calls in: a fork() while another thread is half
+# way through creating it would leave the child blocked on the library's
+# creation lock (with the library of this checkout; the library's fork
+# handlers take that lock on the fork branch). A failure here is not fatal:
+# the library logged it, and every call tries again.
+_native.lib.rcupool_default()

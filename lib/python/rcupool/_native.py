@@ -1,0 +1,87 @@
+"""The ctypes binding of librcupool.so.0 (private).
+
+The library is the one shipped next to this file, in ``lib/``; it is loaded
+by path once per process. Extensions that link ``librcupool.so.0`` (DT_NEEDED,
+found through their RUNPATH) resolve to this same loaded object: the dynamic
+loader matches an already loaded library by its SONAME, so a process holds
+one copy of rcupool, one manager and one pool.
+
+Every foreign function is called through ``ctypes.CDLL``, which releases the
+GIL for the duration of the call. That matters: the library calls the log
+hook (``_log.py``) from its own threads, and the hook needs the GIL.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+LIB_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
+INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
+LIB_PATH = os.path.join(LIB_DIR, "librcupool.so.0")
+
+#: RCUPOOL_MAX_THREADS of <rcupool/rcupool.h> (a test checks they agree).
+MAX_THREADS = 256
+
+lib = ctypes.CDLL(LIB_PATH)
+
+
+class StatsStruct(ctypes.Structure):
+    """rcupool_stats_t, field for field (a test compares with the header)."""
+
+    _fields_ = [
+        ("generation", ctypes.c_uint64),
+        ("threads", ctypes.c_size_t),
+        ("pools_alive", ctypes.c_size_t),
+        ("pools_kept", ctypes.c_size_t),
+        ("pins", ctypes.c_size_t),
+        ("resets", ctypes.c_uint64),
+        ("reuses", ctypes.c_uint64),
+        ("pools_created", ctypes.c_uint64),
+        ("pools_freed", ctypes.c_uint64),
+        ("frees_pending", ctypes.c_size_t),
+        ("threads_alive", ctypes.c_size_t),
+        ("pools_never_current", ctypes.c_size_t),
+    ]
+
+
+class PinStruct(ctypes.Structure):
+    """rcupool_pin_t: caller-owned storage, fields private to the library
+    (a test compares its size with the C struct's)."""
+
+    _fields_ = [
+        ("pool_", ctypes.c_void_p),
+        ("manager_", ctypes.c_void_p),
+        ("threadpool_", ctypes.c_void_p),
+        ("threads_", ctypes.c_size_t),
+        ("generation_", ctypes.c_uint64),
+    ]
+
+
+#: RCUPOOL_SCOPE_MAX_DEPTH: deeper nesting aborts the process.
+SCOPE_MAX_DEPTH = 16
+
+
+#: void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level, const char *message)
+LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
+
+
+def _proto(name: str, restype, *argtypes) -> None:
+    fn = getattr(lib, name)
+    fn.restype = restype
+    fn.argtypes = list(argtypes)
+
+
+_proto("rcupool_default", ctypes.c_void_p)
+_proto("rcupool_reset", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
+_proto("rcupool_threads", ctypes.c_size_t, ctypes.c_void_p)
+_proto("rcupool_generation", ctypes.c_uint64, ctypes.c_void_p)
+_proto("rcupool_barrier", ctypes.c_int, ctypes.c_void_p)
+_proto("rcupool_get_stats", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(StatsStruct))
+_proto("rcupool_set_log", None, LOG_FN, ctypes.c_void_p)
+_proto("rcupool_pin_sized", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
+       ctypes.POINTER(PinStruct))
+_proto("rcupool_unpin", None, ctypes.POINTER(PinStruct))
+_proto("rcupool_pin_threads", ctypes.c_size_t, ctypes.POINTER(PinStruct))
+_proto("rcupool_scope_enter", None, ctypes.POINTER(PinStruct))
+_proto("rcupool_scope_exit", None)

@@ -1,0 +1,74 @@
+#!/bin/bash
+# Builds the Python wheel rcupool-<version>-cp311-cp311-linux_x86_64.whl
+# offline, with Debian's python3, setuptools, wheel and pip.
+#
+#   tools/wheel.sh OUTDIR     build librcupool.so.0 and the XNNPACK backend
+#                             librcupool_xnnpack.so.0 with bazel, then the
+#                             wheel into OUTDIR
+#   tools/wheel.sh --library PATH --xnnpack-library PATH OUTDIR
+#                             use libraries already built
+#   tools/wheel.sh --library PATH --xnnpack-library PATH --stage DIR
+#                             only lay the package out in DIR
+#                             (DIR/rcupool is importable)
+#
+# Install: python3 -m venv V && V/bin/pip install --no-index OUTDIR/rcupool-*.whl
+# PYTHON names the interpreter (default /usr/bin/python3, Debian's 3.11).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+python=${PYTHON:-/usr/bin/python3}
+library=""
+xnnpack_library=""
+stage_only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --library) library=$2; shift 2 ;;
+    --xnnpack-library) xnnpack_library=$2; shift 2 ;;
+    --stage) stage_only=1; shift ;;
+    -*) echo "wheel.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+[ $# -eq 1 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+out=$1
+
+if [ -z "$library" ] || [ -z "$xnnpack_library" ]; then
+  (cd "$root" && bazel build //lib/shared:librcupool.so.0 //lib/shared:librcupool_xnnpack.so.0)
+  bin="$(cd "$root" && bazel info bazel-bin)/lib/shared"
+  library=${library:-$bin/librcupool.so.0}
+  xnnpack_library=${xnnpack_library:-$bin/librcupool_xnnpack.so.0}
+fi
+for f in "$library" "$xnnpack_library"; do
+  [ -f "$f" ] || { echo "wheel.sh: no library at $f" >&2; exit 1; }
+done
+
+# Lays out the package (sources, headers, library) under $1.
+stage() {
+  local dir=$1
+  mkdir -p "$dir/rcupool/lib" "$dir/rcupool/include/rcupool"
+  cp "$root"/lib/python/rcupool/*.py "$root/lib/python/rcupool/py.typed" "$dir/rcupool/"
+  cp "$root/lib/python/setup.py" "$dir/"
+  cp "$root/include/rcupool/rcupool.h" "$root/include/rcupool/xnnpack.h" \
+    "$dir/rcupool/include/rcupool/"
+  cp -L "$library" "$dir/rcupool/lib/librcupool.so.0"
+  cp -L "$xnnpack_library" "$dir/rcupool/lib/librcupool_xnnpack.so.0"
+  chmod 0755 "$dir"/rcupool/lib/*.so.0
+  chmod -R u+w "$dir"
+}
+
+if [ -n "$stage_only" ]; then
+  stage "$out"
+  exit 0
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rcupool-wheel.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+stage "$tmp/src"
+mkdir -p "$out"
+"$python" -m pip wheel --quiet --no-deps --no-build-isolation --no-index \
+  --disable-pip-version-check -w "$tmp/dist" "$tmp/src"
+wheels=("$tmp"/dist/rcupool-*-cp311-cp311-linux_x86_64.whl)
+[ ${#wheels[@]} -eq 1 ] && [ -f "${wheels[0]}" ] ||
+  { echo "wheel.sh: expected one cp311-cp311-linux_x86_64 wheel, got: $(ls "$tmp/dist")" >&2; exit 1; }
+cp "${wheels[0]}" "$out/"
+echo "$out/$(basename "${wheels[0]}")"
