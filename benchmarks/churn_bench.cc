@@ -1,10 +1,11 @@
 // The churn: for n in 1..16, reset to n threads, load a method (it takes the
 // pool), run it once, drop it. Run under three policies:
 //
-//   BM_Churn/policy:0  rcupool (pin / scope + rcupool_parallelize_1d / unpin)
-//   BM_Churn/policy:1  keep every pool ever handed out (baselines/)
-//   BM_Churn/policy:2  destroy on reset (baselines/; safe here only because
-//                      every method is dropped before the next reset)
+//   BM_Churn/rcupool           pin / scope + rcupool_parallelize_1d / unpin
+//   BM_Churn/keep_forever      keep every pool ever handed out (baselines/)
+//   BM_Churn/destroy_on_reset  destroy on reset (baselines/; safe here only
+//                              because every method is dropped before the
+//                              next reset)
 //
 // Counters: OS threads of the process (/proc/self/task) and pools alive at
 // the start, at the peak and at the end (after a 100 ms tail and, for
@@ -163,16 +164,17 @@ class BaselineChurner final : public Churner {
 std::mutex timelines_mu;
 std::map<int, std::vector<Sample>> timelines;
 
-void BM_Churn(benchmark::State &state) {
-  int policy = static_cast<int>(state.range(0));
+enum Policy { kRcupool, kKeepForever, kDestroyOnReset };
+
+void BM_Churn(benchmark::State &state, Policy policy) {
   std::unique_ptr<Churner> c;
-  if (policy == 0) {
+  if (policy == kRcupool) {
     auto r = std::make_unique<RcupoolChurner>();
     if (!r->ok()) return state.SkipWithError("rcupool_create failed");
     c = std::move(r);
   } else {
     c = std::make_unique<BaselineChurner>(
-        policy == 1 ? MakeKeepForeverPolicy(1) : MakeDestroyOnResetPolicy(1));
+        policy == kKeepForever ? MakeKeepForeverPolicy(1) : MakeDestroyOnResetPolicy(1));
   }
   for (auto _ : state) {
     Sampler sampler([&c] { return c->Pools(); });
@@ -213,11 +215,13 @@ void BM_Churn(benchmark::State &state) {
   }
   state.SetLabel(kPolicyNames[policy]);
 }
-BENCHMARK(BM_Churn)
-    ->ArgName("policy")
-    ->Arg(0)
-    ->Arg(1)
-    ->Arg(2)
+BENCHMARK_CAPTURE(BM_Churn, rcupool, kRcupool)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Churn, keep_forever, kKeepForever)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Churn, destroy_on_reset, kDestroyOnReset)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

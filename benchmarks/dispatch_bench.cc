@@ -2,14 +2,15 @@
 // very same pool (the manager's current 2-thread pool), for tiny tasks and
 // for tasks of about 10 us.
 //
-//   BM_Dispatch_Pthreadpool/<kind>     pthreadpool_parallelize_1d directly
-//   BM_Dispatch_Rcupool/<kind>         rcupool_parallelize_1d, no scope (the
-//                                      pool is read inside a section)
-//   BM_Dispatch_RcupoolScoped/<kind>   the same inside a pin's scope
+//   BM_Dispatch_Pthreadpool/<tasks>     pthreadpool_parallelize_1d directly
+//   BM_Dispatch_Rcupool/<tasks>         rcupool_parallelize_1d, no scope (the
+//                                       pool is read inside a section)
+//   BM_Dispatch_RcupoolScoped/<tasks>   the same inside a pin's scope
 //
-// kind 0: 1024 tiny tasks (one store each); kind 1: 32 tasks of ~10 us
-// (a fixed amount of arithmetic, calibrated once at start-up so that every
-// variant runs the same work). Each benchmark checks every task's output.
+// tasks tiny_tasks: 1024 tasks of one store each; 10us_tasks: 32 tasks of
+// ~10 us (a fixed amount of arithmetic, calibrated once at start-up so that
+// every variant runs the same work). Each benchmark checks every task's
+// output. One calling thread: the pool's width is fixed (kPoolThreads).
 #include <chrono>
 #include <cstdint>
 #include <vector>
@@ -64,8 +65,10 @@ bool OutputsRight(const Work &w) {
   return true;
 }
 
-Work MakeWork(const benchmark::State &state) {
-  bool spin = state.range(0) == 1;
+enum class Tasks { kTiny, kTenMicroseconds };
+
+Work MakeWork(Tasks tasks) {
+  bool spin = tasks == Tasks::kTenMicroseconds;
   return Work{std::vector<uint64_t>(spin ? kSpinRange : kTinyRange, 0), spin};
 }
 
@@ -85,10 +88,10 @@ void Finish(benchmark::State &state, const Work &w) {
   if (!OutputsRight(w)) state.SkipWithError("a task's output is wrong");
 }
 
-void BM_Dispatch_Pthreadpool(benchmark::State &state) {
+void BM_Dispatch_Pthreadpool(benchmark::State &state, Tasks tasks) {
   rcupool_t *m = Manager();
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
-  Work w = MakeWork(state);
+  Work w = MakeWork(tasks);
   rcupool_pin_t pin = {};
   rcupool_pin(m, &pin);
   pthreadpool_t tp = rcupool_pin_pthreadpool(&pin);
@@ -98,18 +101,18 @@ void BM_Dispatch_Pthreadpool(benchmark::State &state) {
   Finish(state, w);
 }
 
-void BM_Dispatch_Rcupool(benchmark::State &state) {
+void BM_Dispatch_Rcupool(benchmark::State &state, Tasks tasks) {
   rcupool_t *m = Manager();
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
-  Work w = MakeWork(state);
+  Work w = MakeWork(tasks);
   for (auto _ : state) rcupool_parallelize_1d(m, Task, &w, w.out.size(), 0);
   Finish(state, w);
 }
 
-void BM_Dispatch_RcupoolScoped(benchmark::State &state) {
+void BM_Dispatch_RcupoolScoped(benchmark::State &state, Tasks tasks) {
   rcupool_t *m = Manager();
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
-  Work w = MakeWork(state);
+  Work w = MakeWork(tasks);
   rcupool_pin_t pin = {};
   rcupool_pin(m, &pin);
   rcupool_scope_enter(&pin);
@@ -119,8 +122,14 @@ void BM_Dispatch_RcupoolScoped(benchmark::State &state) {
   Finish(state, w);
 }
 
-BENCHMARK(BM_Dispatch_Pthreadpool)->ArgName("spin")->Arg(0)->Arg(1)->UseRealTime();
-BENCHMARK(BM_Dispatch_Rcupool)->ArgName("spin")->Arg(0)->Arg(1)->UseRealTime();
-BENCHMARK(BM_Dispatch_RcupoolScoped)->ArgName("spin")->Arg(0)->Arg(1)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Dispatch_Pthreadpool, tiny_tasks, Tasks::kTiny)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Dispatch_Pthreadpool, 10us_tasks, Tasks::kTenMicroseconds)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_Dispatch_Rcupool, tiny_tasks, Tasks::kTiny)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Dispatch_Rcupool, 10us_tasks, Tasks::kTenMicroseconds)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_Dispatch_RcupoolScoped, tiny_tasks, Tasks::kTiny)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Dispatch_RcupoolScoped, 10us_tasks, Tasks::kTenMicroseconds)
+    ->UseRealTime();
 
 }  // namespace

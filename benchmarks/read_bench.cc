@@ -1,8 +1,9 @@
-// The read path and pins, 1 and 2 threads, against the alternatives.
+// The read path and pins, 1 to ncpu threads (thread_sweep.h), against the
+// alternatives.
 //
 // Every benchmark does one "get the pool, look at it, let go" per iteration
 // and reports wall time per iteration per thread (UseRealTime), so the
-// 2-thread rows show what contention costs each reader.
+// rows of 2 threads and more show what contention costs each reader.
 //
 //   BM_Read_Rcupool            rcupool_read_lock + rcupool_current + unlock
 //   BM_Read_RcupoolInline      the same through <rcupool/inline.h> (opt-in)
@@ -23,6 +24,7 @@
 #include "benchmarks/baselines/baselines.h"
 #include "benchmarks/read_bare_urcu.h"
 #include "benchmarks/read_inline.h"
+#include "benchmarks/thread_sweep.h"
 
 namespace rcupool_bench {
 namespace {
@@ -133,7 +135,8 @@ void BM_Pin_Rcupool(benchmark::State &state) {
   if (!ok) state.SkipWithError("pin did not hold the current pool");
 }
 
-#define READ_BENCH(fn) BENCHMARK(fn)->Threads(1)->Threads(2)->UseRealTime()
+#define READ_BENCH(fn) \
+  BENCHMARK(fn)->DenseThreadRange(1, MaxThreads())->UseRealTime()
 READ_BENCH(BM_Read_Rcupool);
 READ_BENCH(BM_Read_RcupoolInline);
 READ_BENCH(BM_Read_BareUrcu);

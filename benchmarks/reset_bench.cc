@@ -9,11 +9,13 @@
 //                                    reset_over_create is the paired ratio
 //   BM_Reset_BackToKeptSize/<n>      rcupool_reset back to n while a pin
 //                                    keeps the n-thread pool: a reuse
-//   BM_Reset_NewSizeUnderReader/<r>  rcupool_reset 1 -> 2 (a create) with
-//                                    r = 1: another thread inside 100 ms
-//                                    read-side sections back to back;
-//                                    r = 0: no reader
-//   BM_Reset_KeptSizeUnderReader/<r> the same for a reuse (pins keep both
+//   BM_Reset_NewSizeUnderReader/<reader>
+//                                    rcupool_reset 1 -> 2 (a create) with
+//                                    long_reader: another thread inside
+//                                    100 ms read-side sections back to
+//                                    back; no_reader: none
+//   BM_Reset_KeptSizeUnderReader/<reader>
+//                                    the same for a reuse (pins keep both
 //                                    sizes), so only the publish is timed
 //   BM_Reclaim_ResetToFreed          from rcupool_reset returning to the
 //                                    retired (never pinned) pool being freed
@@ -186,12 +188,12 @@ class LongReader {
   std::thread thread_;
 };
 
-void BM_Reset_NewSizeUnderReader(benchmark::State &state) {
+void BM_Reset_NewSizeUnderReader(benchmark::State &state, bool with_reader) {
   rcupool_t *m = Create(1);
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
   {
     std::unique_ptr<LongReader> reader;
-    if (state.range(0) == 1) reader = std::make_unique<LongReader>(m);
+    if (with_reader) reader = std::make_unique<LongReader>(m);
     uint64_t created = Stats(m).pools_created;
     for (auto _ : state) {
       auto t0 = Clock::now();
@@ -209,7 +211,7 @@ void BM_Reset_NewSizeUnderReader(benchmark::State &state) {
   rcupool_destroy(m);
 }
 
-void BM_Reset_KeptSizeUnderReader(benchmark::State &state) {
+void BM_Reset_KeptSizeUnderReader(benchmark::State &state, bool with_reader) {
   rcupool_t *m = Create(2);
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
   rcupool_pin_t two = {}, one = {};
@@ -218,7 +220,7 @@ void BM_Reset_KeptSizeUnderReader(benchmark::State &state) {
   rcupool_pin(m, &one);
   {
     std::unique_ptr<LongReader> reader;
-    if (state.range(0) == 1) reader = std::make_unique<LongReader>(m);
+    if (with_reader) reader = std::make_unique<LongReader>(m);
     uint64_t reuses = Stats(m).reuses;
     size_t next = 2;
     for (auto _ : state) {
@@ -338,8 +340,10 @@ void BM_Reclaim_BareCallRcu(benchmark::State &state) {
 BENCHMARK(BM_Create_Pthreadpool)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Reset_NewSize)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Reset_BackToKeptSize)->Arg(2)->Arg(4)->Arg(8)->Iterations(2000)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Reset_NewSizeUnderReader)->ArgName("reader")->Arg(0)->Arg(1)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Reset_KeptSizeUnderReader)->ArgName("reader")->Arg(0)->Arg(1)->Iterations(2000)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Reset_NewSizeUnderReader, no_reader, false)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Reset_NewSizeUnderReader, long_reader, true)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Reset_KeptSizeUnderReader, no_reader, false)->Iterations(2000)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Reset_KeptSizeUnderReader, long_reader, true)->Iterations(2000)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Reclaim_ResetToFreed)->Iterations(40)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Reclaim_LastUnpinToFreed)->Iterations(40)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Reclaim_BareCallRcu)->Iterations(40)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -2,7 +2,8 @@
 //
 //   BM_Pin_Rcupool                   rcupool_pin + rcupool_unpin of the
 //                                    current pool (the reference of the two
-//                                    rows below), 1 and 2 threads
+//                                    rows below), 1 to ncpu threads
+//                                    (thread_sweep.h), as the two below
 //   BM_PinSized_CurrentSize          rcupool_pin_sized of the current size
 //                                    + unpin (the pool is the current one)
 //   BM_PinSized_LiveSize             rcupool_pin_sized of a size that is
@@ -25,6 +26,8 @@
 #include <benchmark/benchmark.h>
 #include <pthreadpool.h>
 #include <rcupool/rcupool.h>
+
+#include "benchmarks/thread_sweep.h"
 
 namespace {
 
@@ -132,9 +135,14 @@ void BM_PinSized_StartPool(benchmark::State &state) {
   rcupool_destroy(m);
 }
 
-BENCHMARK(BM_Pin_Rcupool)->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK(BM_PinSized_CurrentSize)->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK(BM_PinSized_LiveSize)->Threads(1)->Threads(2)->UseRealTime();
+using rcupool_bench::MaxThreads;
+BENCHMARK(BM_Pin_Rcupool)->DenseThreadRange(1, MaxThreads())->UseRealTime();
+BENCHMARK(BM_PinSized_CurrentSize)
+    ->DenseThreadRange(1, MaxThreads())
+    ->UseRealTime();
+BENCHMARK(BM_PinSized_LiveSize)
+    ->DenseThreadRange(1, MaxThreads())
+    ->UseRealTime();
 BENCHMARK(BM_PinSized_StartPool)
     ->Arg(2)
     ->Arg(4)

@@ -69,7 +69,7 @@ PY
 model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [ -n "$(git status --porcelain -- lib include benchmarks/*.cc \
-           benchmarks/*.c benchmarks/baselines 2>/dev/null)" ]; then
+           benchmarks/*.c benchmarks/*.h benchmarks/baselines 2>/dev/null)" ]; then
   commit="$commit (with uncommitted changes)"
 fi
 python3 benchmarks/report.py --results "$out" --out benchmarks/RESULTS.md \

@@ -47,8 +47,15 @@
 
 #include "lib/xnnpack/mlp.h"
 #include "tools/os_threads.h"
+#include "tools/reported_case.h"
 
-enum { kBatch = 64, kIn = 256, kHidden = 512, kOut = 256 };
+/* The model's dimensions: the reported case's (tools/reported_case.h). */
+enum {
+  kBatch = REPORTED_BATCH,
+  kIn = REPORTED_IN,
+  kHidden = REPORTED_HIDDEN,
+  kOut = REPORTED_OUT,
+};
 enum { kInputs = 4 };           /* inputs the executors cycle through */
 enum { kExecutors = 3 };         /* the last one runs at a fixed width */
 enum { kFixedWidth = 1 };
@@ -203,20 +210,23 @@ static void *resetter_main(void *arg) {
 
 /* --- the unsafe way, in a child process ---------------------------------- */
 
-static int unsafe_child(void) {
-  size_t counts[22] = {16, 4};
-  for (int i = 2; i < 22; i++) counts[i] = i % 2 == 0 ? 8 : 3;
-  return mlp_run_unsafe_resets(model, 2, counts, 22);
+/* The child's whole job (demo --unsafe-child): the reported case the
+ * unsafe way. */
+static int unsafe_child_main(void) {
+  if (reported_model_create(&model) != 0) return 1;
+  return mlp_run_unsafe_resets(model, REPORTED_FIRST_THREADS,
+                               reported_resets, REPORTED_RESETS);
 }
 
 static void run_unsafe(FILE *out, mlp_child_result_t *r, char *what,
                        size_t n) {
   char self[] = "/proc/self/exe", flag[] = "--unsafe-child";
   char *argv[] = {self, flag, NULL};
-  fprintf(out, "unsafe way: a child process loads the method on a raw 2-thread "
-         "pthreadpool, then \"resets\" by destroying that pool and creating "
-         "one of 16 threads, and invokes again (timeout %.0f s) ...\n",
-         kUnsafeTimeout);
+  fprintf(out, "unsafe way: a child process loads the method on a raw "
+          "%d-thread pthreadpool, then \"resets\" by destroying that pool and "
+          "creating one of %zu threads, and invokes again (timeout %.0f s) "
+          "...\n", REPORTED_FIRST_THREADS, reported_resets[0],
+          kUnsafeTimeout);
   fflush(out);
   int err = mlp_run_child(argv, kUnsafeTimeout, r);
   if (err != 0)
@@ -227,7 +237,7 @@ static void run_unsafe(FILE *out, mlp_child_result_t *r, char *what,
   fflush(out);
 }
 
-/* --- main ----------------------------------------------------------------- */
+/* --- options and data ---------------------------------------------------- */
 
 static int usage(void) {
   fprintf(stderr,
@@ -263,7 +273,7 @@ static int parse(int argc, char **argv, struct options *o) {
 }
 
 static int make_data(void) {
-  if (mlp_create(kBatch, kIn, kHidden, kOut, 11, &model) != 0) return -1;
+  if (reported_model_create(&model) != 0) return -1;
   for (int k = 0; k < kInputs; k++) {
     inputs[k] = malloc(sizeof(float) * kBatch * kIn);
     references[k] = malloc(sizeof(double) * kBatch * kOut);
@@ -278,43 +288,12 @@ static int make_data(void) {
   return 0;
 }
 
-int main(int argc, char **argv) {
-  setvbuf(stdout, NULL, _IOLBF, 0);
-  if (argc == 2 && strcmp(argv[1], "--unsafe-child") == 0) {
-    if (mlp_create(kBatch, kIn, kHidden, kOut, 11, &model) != 0) return 1;
-    return unsafe_child();
-  }
-  struct options o = {.seconds = 10.0};
-  if (parse(argc, argv, &o) != 0) return usage();
-  if (o.max_threads == 0) {
-    size_t cores = cpuinfo_initialize() ? cpuinfo_get_cores_count() : 1;
-    o.max_threads = cores >= 1 ? 2 * cores : 2;
-  }
-  FILE *status = o.json ? stderr : stdout;
+/* --- the run ------------------------------------------------------------- */
 
-  mlp_child_result_t unsafe = {0};
-  char unsafe_what[256] = "";
-  if (make_data() != 0) {
-    fprintf(stderr, "demo: out of memory\n");
-    return 1;
-  }
-  if (o.unsafe) run_unsafe(status, &unsafe, unsafe_what, sizeof unsafe_what);
-
-  rcupool_t *m = rcupool_default();
-  if (m == NULL || xnn_initialize(NULL) != xnn_status_success) {
-    fprintf(stderr, "demo: rcupool or XNNPACK failed to start\n");
-    return 1;
-  }
-  rcupool_stats_t s0;
-  rcupool_get_stats(m, &s0);
-  atomic_store(&os_threads_peak, os_thread_count());
-  /* The process's threads that are not the pool's: main, any sanitizer
-   * thread, and the reclaim thread if the library has started it. */
-  const size_t start_threads = os_thread_count();
-  const size_t others_at_start = start_threads - (s0.threads - 1);
-
-  struct executor *ex = calloc(kExecutors, sizeof *ex);
-  if (ex == NULL) return 1;
+/* Loads each executor's method: a subgraph and a runtime on the current
+ * pool, or on a sized pin for the fixed-width one. Returns 0 or the
+ * negative errno of the failing call. */
+static int load_executors(rcupool_t *m, struct executor *ex) {
   for (int i = 0; i < kExecutors; i++) {
     ex[i].id = i;
     ex[i].m = m;
@@ -326,14 +305,15 @@ int main(int argc, char **argv) {
     else if (err == 0)
       err = rcupool_xnn_runtime_create(m, ex[i].sg, 0, &ex[i].rt);
     if (err == 0) err = setup(&ex[i]);
-    if (err == 0)
-      atomic_store(&ex[i].width,
-                   rcupool_pin_threads(rcupool_xnn_runtime_pin(ex[i].rt)));
-    if (err != 0) {
-      fprintf(stderr, "demo: loading the method: %s\n", strerror(-err));
-      return 1;
-    }
+    if (err != 0) return err;
+    atomic_store(&ex[i].width,
+                 rcupool_pin_threads(rcupool_xnn_runtime_pin(ex[i].rt)));
   }
+  return 0;
+}
+
+static void print_banner(FILE *status, const struct options *o,
+                         const rcupool_stats_t *s0) {
   fprintf(status,
           "rcupool demo: %d executors run an XNNPACK method (FC %d-%d-%d, "
           "batch %d) plus a row-sum kernel through rcupool_parallelize_1d, "
@@ -341,51 +321,62 @@ int main(int argc, char **argv) {
           "at a fixed width of %d (a sized pin); a resetter sets the thread "
           "count to a count in 1..%zu every %u ms; %.0f s.\n",
           kExecutors, kIn, kHidden, kOut, kBatch, kExecutors - 1,
-          kFixedWidth, o.max_threads, kResetPeriodMs, o.seconds);
+          kFixedWidth, o->max_threads, kResetPeriodMs, o->seconds);
   fprintf(status,
           "default pool before the first reset: %zu threads (affinity mask, "
           "cgroup quota or RCUPOOL_NUM_THREADS; README, Default size)\n",
-          s0.threads);
+          s0->threads);
   fprintf(status, "%7s %5s %7s %11s %4s %5s %4s %10s %10s %6s  %s\n", "time",
           "gen", "threads", "pools alive", "kept", "never", "pins",
           "os threads", "executions", "wrong", "widths alive");
+}
 
+static void print_status(FILE *status, rcupool_t *m,
+                         const struct executor *ex, double elapsed) {
+  rcupool_stats_t s;
+  rcupool_get_stats(m, &s);
+  size_t threads_now = os_thread_count();
+  note_os_threads();
+  /* Widths alive: the current size, then each executor's pool. */
+  char widths[96];
+  int len = snprintf(widths, sizeof widths, "current %zu |", s.threads);
+  for (int i = 0; i < kExecutors && len > 0 && (size_t)len < sizeof widths;
+       i++)
+    len += snprintf(widths + len, sizeof widths - (size_t)len, " %zu%s",
+                    atomic_load(&ex[i].width),
+                    ex[i].fixed_width != 0 ? "*" : "");
+  fprintf(status,
+          "%6.1fs %5llu %7zu %11zu %4zu %5zu %4zu %10zu %10lu %6lu  %s\n",
+          elapsed, (unsigned long long)s.generation, s.threads,
+          s.pools_alive, s.pools_kept, s.pools_never_current, s.pins,
+          threads_now, atomic_load(&executions), atomic_load(&wrong_outputs),
+          widths);
+}
+
+static void sleep_until(double until) {
+  for (double t; (t = now()) < until;) {
+    double left = until - t;
+    struct timespec nap = {(time_t)left,
+                           (long)((left - (double)(time_t)left) * 1e9)};
+    nanosleep(&nap, NULL);
+  }
+}
+
+/* Runs the executors and the resetter for `seconds`, a status line a
+ * second; then stops them, frees the methods and returns how many stopped
+ * on a failed call. */
+static int run(FILE *status, rcupool_t *m, struct executor *ex,
+               const struct options *o) {
   const double start = now();
   for (int i = 0; i < kExecutors; i++)
     pthread_create(&ex[i].thread, NULL, executor_main, &ex[i]);
-  struct resetter r = {.m = m, .max_threads = o.max_threads};
+  struct resetter r = {.m = m, .max_threads = o->max_threads};
   pthread_create(&r.thread, NULL, resetter_main, &r);
-
   for (int tick = 1;; tick++) {
-    double until = start + tick;
-    if (until > start + o.seconds) until = start + o.seconds;
-    for (double t; (t = now()) < until;) {
-      double left = until - t;
-      struct timespec nap = {(time_t)left,
-                             (long)((left - (double)(time_t)left) * 1e9)};
-      nanosleep(&nap, NULL);
-    }
-    rcupool_stats_t s;
-    rcupool_get_stats(m, &s);
-    size_t threads_now = os_thread_count();
-    note_os_threads();
-    /* Widths alive: the current size, then each executor's pool. */
-    char widths[96];
-    int len = snprintf(widths, sizeof widths, "current %zu |", s.threads);
-    for (int i = 0; i < kExecutors && len > 0 && (size_t)len < sizeof widths;
-         i++)
-      len += snprintf(widths + len, sizeof widths - (size_t)len, " %zu%s",
-                      atomic_load(&ex[i].width),
-                      ex[i].fixed_width != 0 ? "*" : "");
-    fprintf(status,
-            "%6.1fs %5llu %7zu %11zu %4zu %5zu %4zu %10zu %10lu %6lu  %s\n",
-            now() - start, (unsigned long long)s.generation, s.threads,
-            s.pools_alive, s.pools_kept, s.pools_never_current, s.pins,
-            threads_now, atomic_load(&executions),
-            atomic_load(&wrong_outputs), widths);
-    if (now() - start >= o.seconds - 1e-3) break;
+    sleep_until(start + (tick < o->seconds ? tick : o->seconds));
+    print_status(status, m, ex, now() - start);
+    if (now() - start >= o->seconds - 1e-3) break;
   }
-
   atomic_store(&stop, true);
   pthread_join(r.thread, NULL);
   int call_errors = r.error != 0;
@@ -399,81 +390,150 @@ int main(int argc, char **argv) {
     rcupool_xnn_runtime_destroy(ex[i].rt);
     xnn_delete_subgraph(ex[i].sg);
   }
-  free(ex);
-  rcupool_barrier(m);
+  return call_errors;
+}
 
-  rcupool_stats_t s;
-  rcupool_get_stats(m, &s);
-  /* Those threads, plus the library's reclaim thread (liburcu's call_rcu
-   * thread, started by the first retire), plus the current pool's workers. */
-  const bool reclaim_started_here =
-      s0.resets == 0 && s0.pools_freed == 0 && s.resets > 0;
-  const size_t expected =
-      others_at_start + (reclaim_started_here ? 1 : 0) + (s.threads - 1);
-  size_t final_threads = os_thread_count();
-  for (int i = 0; i < 200 && final_threads != expected; i++) {
+/* --- the verdict ---------------------------------------------------------- */
+
+struct outcome {
+  rcupool_stats_t s0, s;       /* before the run; after it and a barrier */
+  size_t others_at_start;      /* OS threads that are not the pool's */
+  bool reclaim_started_here;   /* the run started the reclaim thread */
+  size_t expected, final_threads;
+  unsigned long wrong;
+  int call_errors;
+  bool pass;
+};
+
+/* After the run: the OS threads must come back to the others at start,
+ * the library's reclaim thread (liburcu's call_rcu thread, started by the
+ * first retire) and the current pool's workers; waits up to 2 s for the
+ * freed pools' threads to exit. */
+static void judge(rcupool_t *m, struct outcome *r) {
+  rcupool_barrier(m);
+  rcupool_get_stats(m, &r->s);
+  r->reclaim_started_here =
+      r->s0.resets == 0 && r->s0.pools_freed == 0 && r->s.resets > 0;
+  r->expected = r->others_at_start + (r->reclaim_started_here ? 1 : 0) +
+                (r->s.threads - 1);
+  r->final_threads = os_thread_count();
+  for (int i = 0; i < 200 && r->final_threads != r->expected; i++) {
     struct timespec nap = {0, 10 * 1000 * 1000};
     nanosleep(&nap, NULL);
-    final_threads = os_thread_count();
+    r->final_threads = os_thread_count();
   }
-  const unsigned long wrong = atomic_load(&wrong_outputs);
-  const bool pass = wrong == 0 && call_errors == 0 && s.pools_alive == 1 &&
-                    s.pins == 0 && final_threads == expected &&
-                    atomic_load(&executions) > 0;
+  r->wrong = atomic_load(&wrong_outputs);
+  r->pass = r->wrong == 0 && r->call_errors == 0 && r->s.pools_alive == 1 &&
+            r->s.pins == 0 && r->final_threads == r->expected &&
+            atomic_load(&executions) > 0;
+}
 
-  if (o.json) {
-    printf("{\"seconds\": %.1f, \"executors\": %d, \"fixed_width\": %d, "
-           "\"max_threads\": %zu, "
-           "\"executions\": %lu, \"wrong_outputs\": %lu, "
-           "\"call_errors\": %d, \"refreshes\": %lu, "
-           "\"resets_requested\": %lu, \"resets\": %llu, \"reuses\": %llu, "
-           "\"pools_created\": %llu, \"pools_freed\": %llu, "
-           "\"pools_alive\": %zu, \"threads\": %zu, "
-           "\"os_threads_peak\": %zu, \"os_threads_final\": %zu, "
-           "\"os_threads_expected\": %zu",
-           o.seconds, kExecutors, kFixedWidth, o.max_threads,
-           atomic_load(&executions),
-           wrong, call_errors, atomic_load(&refreshes),
-           atomic_load(&resets_requested),
-           (unsigned long long)(s.resets - s0.resets),
-           (unsigned long long)(s.reuses - s0.reuses),
-           (unsigned long long)s.pools_created,
-           (unsigned long long)s.pools_freed, s.pools_alive, s.threads,
-           atomic_load(&os_threads_peak), final_threads, expected);
-    if (o.unsafe)
-      printf(", \"unsafe\": {\"timed_out\": %s, \"signal\": %d, "
-             "\"exit_code\": %d, \"asan_use_after_free\": %s, "
-             "\"survived\": %s, \"what\": \"%s\"}",
-             unsafe.timed_out ? "true" : "false",
-             unsafe.signaled ? unsafe.term_signal : 0,
-             unsafe.exited ? unsafe.exit_code : -1,
-             unsafe.asan_use_after_free ? "true" : "false",
-             unsafe.exited && unsafe.exit_code == 0 ? "true" : "false",
-             unsafe_what);
-    printf(", \"pass\": %s}\n", pass ? "true" : "false");
-  } else {
-    printf("\nsummary: %lu executions, %lu wrong outputs, %lu refreshes of "
-           "stale methods (the fixed-width executor never refreshes)\n",
-           atomic_load(&executions), wrong, atomic_load(&refreshes));
-    printf("         %lu resets requested, %llu changed the pool, of which "
-           "%llu reused a pool still alive\n",
-           atomic_load(&resets_requested),
-           (unsigned long long)(s.resets - s0.resets),
-           (unsigned long long)(s.reuses - s0.reuses));
-    printf("         pools created %llu, freed %llu, alive %zu "
-           "(the current one, %zu thread%s)\n",
-           (unsigned long long)s.pools_created,
-           (unsigned long long)s.pools_freed, s.pools_alive, s.threads,
-           s.threads == 1 ? "" : "s");
-    printf("         OS threads: peak %zu, final %zu (expected %zu: %zu at "
-           "start besides the pool's workers%s, + %zu pool worker%s)\n",
-           atomic_load(&os_threads_peak), final_threads, expected,
-           others_at_start,
-           reclaim_started_here ? ", + the library's reclaim thread" : "",
-           s.threads - 1, s.threads == 2 ? "" : "s");
-    if (o.unsafe)
-      printf("         unsafe way (child process): %s\n", unsafe_what);
-    printf("%s\n", pass ? "PASS" : "FAIL");
+static void print_json(const struct options *o, const struct outcome *r,
+                       const mlp_child_result_t *unsafe,
+                       const char *unsafe_what) {
+  printf("{\"seconds\": %.1f, \"executors\": %d, \"fixed_width\": %d, "
+         "\"max_threads\": %zu, "
+         "\"executions\": %lu, \"wrong_outputs\": %lu, "
+         "\"call_errors\": %d, \"refreshes\": %lu, "
+         "\"resets_requested\": %lu, \"resets\": %llu, \"reuses\": %llu, "
+         "\"pools_created\": %llu, \"pools_freed\": %llu, "
+         "\"pools_alive\": %zu, \"threads\": %zu, "
+         "\"os_threads_peak\": %zu, \"os_threads_final\": %zu, "
+         "\"os_threads_expected\": %zu",
+         o->seconds, kExecutors, kFixedWidth, o->max_threads,
+         atomic_load(&executions), r->wrong, r->call_errors,
+         atomic_load(&refreshes), atomic_load(&resets_requested),
+         (unsigned long long)(r->s.resets - r->s0.resets),
+         (unsigned long long)(r->s.reuses - r->s0.reuses),
+         (unsigned long long)r->s.pools_created,
+         (unsigned long long)r->s.pools_freed, r->s.pools_alive,
+         r->s.threads, atomic_load(&os_threads_peak), r->final_threads,
+         r->expected);
+  if (o->unsafe)
+    printf(", \"unsafe\": {\"timed_out\": %s, \"signal\": %d, "
+           "\"exit_code\": %d, \"asan_use_after_free\": %s, "
+           "\"survived\": %s, \"what\": \"%s\"}",
+           unsafe->timed_out ? "true" : "false",
+           unsafe->signaled ? unsafe->term_signal : 0,
+           unsafe->exited ? unsafe->exit_code : -1,
+           unsafe->asan_use_after_free ? "true" : "false",
+           unsafe->exited && unsafe->exit_code == 0 ? "true" : "false",
+           unsafe_what);
+  printf(", \"pass\": %s}\n", r->pass ? "true" : "false");
+}
+
+static void print_summary(const struct options *o, const struct outcome *r,
+                          const char *unsafe_what) {
+  const rcupool_stats_t *s = &r->s;
+  printf("\nsummary: %lu executions, %lu wrong outputs, %lu refreshes of "
+         "stale methods (the fixed-width executor never refreshes)\n",
+         atomic_load(&executions), r->wrong, atomic_load(&refreshes));
+  printf("         %lu resets requested, %llu changed the pool, of which "
+         "%llu reused a pool still alive\n",
+         atomic_load(&resets_requested),
+         (unsigned long long)(s->resets - r->s0.resets),
+         (unsigned long long)(s->reuses - r->s0.reuses));
+  printf("         pools created %llu, freed %llu, alive %zu "
+         "(the current one, %zu thread%s)\n",
+         (unsigned long long)s->pools_created,
+         (unsigned long long)s->pools_freed, s->pools_alive, s->threads,
+         s->threads == 1 ? "" : "s");
+  printf("         OS threads: peak %zu, final %zu (expected %zu: %zu at "
+         "start besides the pool's workers%s, + %zu pool worker%s)\n",
+         atomic_load(&os_threads_peak), r->final_threads, r->expected,
+         r->others_at_start,
+         r->reclaim_started_here ? ", + the library's reclaim thread" : "",
+         s->threads - 1, s->threads == 2 ? "" : "s");
+  if (o->unsafe)
+    printf("         unsafe way (child process): %s\n", unsafe_what);
+  printf("%s\n", r->pass ? "PASS" : "FAIL");
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc == 2 && strcmp(argv[1], "--unsafe-child") == 0)
+    return unsafe_child_main();
+  struct options o = {.seconds = 10.0};
+  if (parse(argc, argv, &o) != 0) return usage();
+  if (o.max_threads == 0) {
+    size_t cores = cpuinfo_initialize() ? cpuinfo_get_cores_count() : 1;
+    o.max_threads = cores >= 1 ? 2 * cores : 2;
   }
-  return pass ? 0 : 1;
+  FILE *status = o.json ? stderr : stdout;
+  if (make_data() != 0) {
+    fprintf(stderr, "demo: out of memory\n");
+    return 1;
+  }
+  mlp_child_result_t unsafe = {0};
+  char unsafe_what[256] = "";
+  if (o.unsafe) run_unsafe(status, &unsafe, unsafe_what, sizeof unsafe_what);
+
+  rcupool_t *m = rcupool_default();
+  if (m == NULL || xnn_initialize(NULL) != xnn_status_success) {
+    fprintf(stderr, "demo: rcupool or XNNPACK failed to start\n");
+    return 1;
+  }
+  struct outcome r = {0};
+  rcupool_get_stats(m, &r.s0);
+  atomic_store(&os_threads_peak, os_thread_count());
+  /* The process's threads that are not the pool's: main, any sanitizer
+   * thread, and the reclaim thread if the library has started it. */
+  r.others_at_start = os_thread_count() - (r.s0.threads - 1);
+
+  struct executor *ex = calloc(kExecutors, sizeof *ex);
+  if (ex == NULL) return 1;
+  int err = load_executors(m, ex);
+  if (err != 0) {
+    fprintf(stderr, "demo: loading the method: %s\n", strerror(-err));
+    return 1;
+  }
+  print_banner(status, &o, &r.s0);
+  r.call_errors = run(status, m, ex, &o);
+  free(ex);
+  judge(m, &r);
+  if (o.json)
+    print_json(&o, &r, &unsafe, unsafe_what);
+  else
+    print_summary(&o, &r, unsafe_what);
+  return r.pass ? 0 : 1;
 }

@@ -1,8 +1,8 @@
 /*
  * The control of unsafe_control_test: the reset sequence of the reported
- * crash on the sample model (256 -> 512 -> 256, batch 64), loaded on 2
- * threads, then resets to 16, to 4, and 20 resets alternating 8 and 3
- * (the sequence of invoke_test).
+ * crash on the sample model at the report's size (both from
+ * tools/reported_case.h: 256 -> 512 -> 256, batch 64, loaded on 2 threads,
+ * then resets to 16, to 4, and 20 resets alternating 8 and 3).
  *
  *   unsafe_control          raw XNNPACK on a raw pthreadpool that each
  *                           reset destroys and replaces (expected to hang,
@@ -12,41 +12,58 @@
  * Exit status 0 when every invoke returned correct outputs.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rcupool/xnnpack.h>
 
 #include "lib/xnnpack/mlp.h"
+#include "tools/reported_case.h"
 
-enum { kResets = 22 };
-
-static int run_safe(const mlp_t *model, const size_t *counts) {
-  rcupool_options_t opts = {.threads = 2};
-  rcupool_t *m = NULL;
-  if (rcupool_create(&opts, &m) != 0) return 1;
-  xnn_subgraph_t sg = NULL;
-  rcupool_xnn_runtime_t *rt = NULL;
-  static float x[64 * 256], y[64 * 256];
-  static double ref[64 * 256];
-  mlp_fill_input(model, 1, x);
-  mlp_reference(model, x, ref);
-  if (xnn_initialize(NULL) != xnn_status_success || mlp_subgraph(model, &sg) ||
-      rcupool_xnn_runtime_create(m, sg, 0, &rt))
-    return 1;
-  const struct xnn_external_value v[2] = {{MLP_INPUT_ID, x},
-                                          {MLP_OUTPUT_ID, y}};
-  int wrong = rcupool_xnn_runtime_setup(rt, 2, v) != 0;
-  for (int i = -1; i < kResets; i++) {
-    if (i >= 0 && rcupool_reset(m, counts[i]) != 0) wrong = 1;
-    memset(y, 0, sizeof y);
+/* Invokes the method once after loading and once after each reset;
+ * returns 1 on any failed call or wrong output. Buffers sized by the
+ * model (mlp_input_size, mlp_output_size). */
+static int invoke_through_resets(rcupool_t *m, rcupool_xnn_runtime_t *rt,
+                                 float *y, const double *ref, size_t n_out) {
+  int wrong = 0;
+  for (int i = -1; i < REPORTED_RESETS; i++) {
+    if (i >= 0 && rcupool_reset(m, reported_resets[i]) != 0) wrong = 1;
+    memset(y, 0, n_out * sizeof *y);
     if (rcupool_xnn_runtime_invoke(rt) != 0 ||
-        mlp_relative_error(y, ref, 64 * 256) >= 1e-4)
+        mlp_relative_error(y, ref, n_out) >= 1e-4)
       wrong = 1;
   }
+  return wrong;
+}
+
+static int run_safe(const mlp_t *model) {
+  rcupool_options_t opts = {.threads = REPORTED_FIRST_THREADS};
+  rcupool_t *m = NULL;
+  if (rcupool_create(&opts, &m) != 0) return 1;
+  const size_t n_in = mlp_input_size(model), n_out = mlp_output_size(model);
+  float *x = calloc(n_in, sizeof *x), *y = calloc(n_out, sizeof *y);
+  double *ref = calloc(n_out, sizeof *ref);
+  xnn_subgraph_t sg = NULL;
+  rcupool_xnn_runtime_t *rt = NULL;
+  int wrong = 1;
+  if (x != NULL && y != NULL && ref != NULL &&
+      xnn_initialize(NULL) == xnn_status_success &&
+      mlp_subgraph(model, &sg) == 0 &&
+      rcupool_xnn_runtime_create(m, sg, 0, &rt) == 0) {
+    mlp_fill_input(model, 1, x);
+    mlp_reference(model, x, ref);
+    const struct xnn_external_value v[2] = {{MLP_INPUT_ID, x},
+                                            {MLP_OUTPUT_ID, y}};
+    wrong = rcupool_xnn_runtime_setup(rt, 2, v) != 0;
+    wrong |= invoke_through_resets(m, rt, y, ref, n_out);
+  }
   rcupool_xnn_runtime_destroy(rt);
-  xnn_delete_subgraph(sg);
+  if (sg != NULL) xnn_delete_subgraph(sg);
   if (rcupool_destroy(m) != 0) wrong = 1;
-  fprintf(stderr, "safe: %d invokes, %s\n", kResets + 1,
+  free(x);
+  free(y);
+  free(ref);
+  fprintf(stderr, "safe: %d invokes, %s\n", REPORTED_RESETS + 1,
           wrong ? "WRONG outputs" : "all outputs correct");
   return wrong;
 }
@@ -57,12 +74,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: unsafe_control [--safe]\n");
     return 2;
   }
-  size_t counts[kResets] = {16, 4};
-  for (int i = 2; i < kResets; i++) counts[i] = i % 2 == 0 ? 8 : 3;
   mlp_t *model = NULL;
-  if (mlp_create(64, 256, 512, 256, 11, &model) != 0) return 1;
-  int rc = safe ? run_safe(model, counts)
-                : mlp_run_unsafe_resets(model, 2, counts, kResets);
+  if (reported_model_create(&model) != 0) return 1;
+  int rc = safe ? run_safe(model)
+                : mlp_run_unsafe_resets(model, REPORTED_FIRST_THREADS,
+                                        reported_resets, REPORTED_RESETS);
   mlp_destroy(model);
   return rc;
 }
