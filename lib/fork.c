@@ -8,9 +8,9 @@
  *           default manager is created (whichever comes first).
  *   FORK-2. Lock order of prepare, which is the order every other path
  *           takes them in: default_lock -> default manager's writer ->
- *           [liburcu-bp's fork hook] -> reclaim queue lock (after waiting
- *           out a running callback batch, and for memb an in-flight grace
- *           period) -> default manager's lock. Parent releases them; the
+ *           (wait out a running callback batch, and for memb an in-flight
+ *           grace period) -> [liburcu-bp's fork hook] -> reclaim queue lock
+ *           -> default manager's lock. Parent releases them; the
  *           child releases those this thread took and re-initialises the
  *           reclaim queue's and the log hook's synchronisation, whose other
  *           users do not exist in the child. Never is a lock another thread
@@ -88,7 +88,7 @@ static void rp_fork_die(const char *msg) {
 }
 
 static void rp_fork_prepare(void) {
-  if (rp_read_ongoing())
+  if (rp_read_ongoing_quiet())
     rp_fork_die("rcupool: fork() inside a read-side section of the forking "
                 "thread; leave the section first (README, fork)\n");
   rp_default_fork_prepare();
@@ -104,11 +104,16 @@ static void rp_fork_prepare(void) {
     }
   }
   called_urcu_hooks = false;
-  if (RP_URCU_HAS_FORK_HOOKS && !rp_every_signal_blocked()) {
+  if (!RP_URCU_HAS_FORK_HOOKS) {
+    rp_reclaim_fork_wait(true);
+  } else if (!rp_every_signal_blocked()) {
+    /* A running callback batch may join workers whose exit needs
+     * liburcu-bp's registry lock: let it finish before taking that. */
+    rp_reclaim_fork_wait(false);
     rp_rcu_fork_prepare();
     called_urcu_hooks = true;
   }
-  rp_reclaim_fork_prepare(!RP_URCU_HAS_FORK_HOOKS);
+  rp_reclaim_fork_prepare();
   if (m != NULL) pthread_mutex_lock(&m->lock);
 }
 

@@ -161,13 +161,14 @@ void rp_reclaim_drain(rcupool_t *m);
 /* True on the reclaim thread (callbacks, and log hooks they call). */
 bool rp_reclaim_in_callback(void);
 
-/* fork (lib/fork.c): prepare waits until no callback batch is running and
- * takes the queue lock; parent releases it; child re-initialises the
- * queue's lock and condition variables, marks the thread absent (it starts
- * again on the next need) and queues again a batch whose grace period had
- * not ended. memb_wait_gp: also wait for an in-flight grace period (memb:
- * liburcu-memb's grace-period lock has no fork hook). */
-void rp_reclaim_fork_prepare(bool wait_gp);
+/* fork (lib/fork.c): wait returns once no callback batch is running
+ * (wait_gp: nor a grace period; memb, whose grace-period lock has no fork
+ * hook); prepare takes the queue lock; parent releases it; child
+ * re-initialises the queue's lock and condition variables, marks the
+ * thread absent (it starts again on the next need) and queues again what
+ * had not run (C7). */
+void rp_reclaim_fork_wait(bool wait_gp);
+void rp_reclaim_fork_prepare(void);
 void rp_reclaim_fork_parent(void);
 void rp_reclaim_fork_child(void);
 /* Child handler only: queues a free without waking or starting anything. */
@@ -182,6 +183,8 @@ void rp_reclaim_free_later_quiet(struct rp_pool *p);
 
 /* True inside a read-side section of the calling thread. */
 RP_READ_SIDE_API bool rp_read_ongoing(void);
+/* The same without registering the thread with liburcu (fork handlers). */
+RP_READ_SIDE_API bool rp_read_ongoing_quiet(void);
 
 /* rcupool_read_lock()/unlock() for the library's own use: direct calls,
  * never through the PLT of the shared library. */

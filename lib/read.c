@@ -42,6 +42,8 @@ void rcupool_abi_urcu_bp_v0(void) {}
 
 bool rp_read_ongoing(void) { return rp_rcu_read_ongoing() != 0; }
 
+bool rp_read_ongoing_quiet(void) { return rp_rcu_read_ongoing_quiet() != 0; }
+
 pthreadpool_t rcupool_current(rcupool_t *m) {
   if (m == NULL) return NULL;
   struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);

@@ -38,8 +38,13 @@
  *       grace period has not ended: no callback of it has run) or
  *       CALLBACKS. The thread moves GP -> CALLBACKS -> IDLE only under
  *       rq.mu, so a fork, whose prepare holds rq.mu, sees it frozen: the
- *       child queues a GP batch again and never sees CALLBACKS (prepare
- *       waits it out).
+ *       child queues a GP batch again. Prepare waits a CALLBACKS batch
+ *       out before liburcu-bp's fork hook is taken (a callback may join
+ *       worker threads whose exit needs liburcu-bp's registry lock); if
+ *       that hook was already taken by someone else, it cannot wait, and
+ *       the child queues again the items not yet started (rest) and the
+ *       started one unless its callback committed its change (under its
+ *       manager's lock, which prepare holds for the default manager).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -60,10 +65,24 @@ static struct {
   uint64_t queued;
   uint64_t done;
   uint64_t batch_count;
+  /* Phase CALLBACKS: the items not yet started, and how many. Written by
+   * the thread before it starts each item; read only by a fork child. */
+  struct rp_work *rest;
+  uint64_t rest_count;
+  /* The item started last, and whether its callback already committed its
+   * change under its manager's lock (a fork child re-runs it if not). */
+  struct rp_work *started;
+  bool committed;
   int phase;
   bool running;
 } rq = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-        PTHREAD_COND_INITIALIZER, NULL, NULL, NULL, 0, 0, 0, RP_IDLE, false};
+        PTHREAD_COND_INITIALIZER, NULL, NULL, NULL, 0, 0, 0, NULL, 0, NULL, false,
+        RP_IDLE, false};
+
+/* Called by a callback under its manager's lock, with its state change. */
+static void rp_reclaim_commit(void) {
+  __atomic_store_n(&rq.committed, true, __ATOMIC_RELEASE);
+}
 
 static __thread int on_reclaim_thread;
 
@@ -92,9 +111,15 @@ static void *rp_reclaim_main(void *unused) {
     rq.phase = RP_CALLBACKS;
     rq.batch = NULL;
     pthread_mutex_unlock(&rq.mu);
+    uint64_t left = n;
     while (batch != NULL) {
       struct rp_work *w = batch;
       batch = w->next;
+      left--;
+      __atomic_store_n(&rq.rest_count, left, __ATOMIC_RELAXED);
+      __atomic_store_n(&rq.committed, false, __ATOMIC_RELAXED);
+      __atomic_store_n(&rq.started, w, __ATOMIC_RELAXED);
+      __atomic_store_n(&rq.rest, batch, __ATOMIC_RELEASE);
       w->fn(w);
     }
     pthread_mutex_lock(&rq.mu);
@@ -149,10 +174,10 @@ static void rp_retire_cb(struct rp_work *w) {
   struct rp_retire *rec = caa_container_of(w, struct rp_retire, work);
   struct rp_pool *p = rec->pool;
   rcupool_t *m = p->manager;
-  free(rec);
   rp_pool_check(p, "retire callback");
 
   pthread_mutex_lock(&m->lock);
+  rp_reclaim_commit();
   p->retires_pending--;
   size_t pins = rp_pool_refs(p) - 1 - p->retires_pending -
                 (p == m->current ? 1 : 0);
@@ -168,6 +193,7 @@ static void rp_retire_cb(struct rp_work *w) {
     m->pools_freed++;
   }
   pthread_mutex_unlock(&m->lock);
+  free(rec);
 
   if (last)
     rp_free_unlinked(m, p, "grace period over, no pins");
@@ -186,6 +212,7 @@ static void rp_free_cb(struct rp_work *w) {
   struct rp_pool *p = caa_container_of(w, struct rp_pool, free_work);
   rcupool_t *m = p->manager;
   pthread_mutex_lock(&m->lock);
+  rp_reclaim_commit();
   cds_list_del(&p->node);
   m->pools_freed++;
   pthread_mutex_unlock(&m->lock);
@@ -267,11 +294,14 @@ int rcupool_barrier(rcupool_t *m) {
 
 /* --- fork (called by lib/fork.c's handlers only) ------------------------- */
 
-void rp_reclaim_fork_prepare(bool wait_gp) {
+void rp_reclaim_fork_wait(bool wait_gp) {
   pthread_mutex_lock(&rq.mu);
   while (rq.phase == RP_CALLBACKS || (wait_gp && rq.phase != RP_IDLE))
     pthread_cond_wait(&rq.done_cv, &rq.mu);
+  pthread_mutex_unlock(&rq.mu);
 }
+
+void rp_reclaim_fork_prepare(void) { pthread_mutex_lock(&rq.mu); }
 
 void rp_reclaim_fork_parent(void) { pthread_mutex_unlock(&rq.mu); }
 
@@ -290,6 +320,32 @@ void rp_reclaim_fork_child(void) {
     if (rq.head == NULL) rq.tail = &last->next;
     rq.head = rq.batch; /* its items were counted in `queued` already */
   }
+  if (rq.phase == RP_CALLBACKS) {
+    /* The thread was running this batch (prepare could not wait for it:
+     * liburcu-bp's locks were already held, FORK-3). The item it had
+     * started counts as done (its pool, if it was freeing one, stays
+     * allocated in the child); the items not started run again. */
+    struct rp_work *rest = rq.rest;
+    uint64_t rest_count = rq.rest_count;
+    if (!rq.committed && rq.started != NULL) {
+      /* Started but not committed (prepare holds the default manager's
+       * lock, so it cannot be half-way through its locked part): run it
+       * again. */
+      rq.started->next = rest;
+      rest = rq.started;
+      rest_count++;
+    }
+    rq.done += rq.batch_count - rest_count;
+    if (rest != NULL) {
+      struct rp_work *last = rest;
+      while (last->next != NULL) last = last->next;
+      last->next = rq.head;
+      if (rq.head == NULL) rq.tail = &last->next;
+      rq.head = rest;
+    }
+  }
   rq.batch = NULL;
+  rq.rest = NULL;
+  rq.started = NULL;
   rq.phase = RP_IDLE;
 }

@@ -31,6 +31,7 @@
 
 #define RP_URCU_FLAVOR_NAME "memb"
 #define rp_rcu_read_ongoing urcu_memb_read_ongoing
+#define rp_rcu_read_ongoing_quiet urcu_memb_read_ongoing
 #define rp_synchronize_rcu urcu_memb_synchronize_rcu
 
 /* Depth of this thread's sections under a registration rcupool made
@@ -69,6 +70,12 @@ static inline void rp_rcu_fork_child(void) {}
 #define rp_synchronize_rcu urcu_bp_synchronize_rcu
 
 static inline void rp_rcu_read_lock(void) { urcu_bp_read_lock(); }
+
+/* Like urcu_bp_read_ongoing(), but never registers the thread (which takes
+ * liburcu-bp's registry lock: not in a fork handler). */
+static inline int rp_rcu_read_ongoing_quiet(void) {
+  return URCU_TLS(urcu_bp_reader) != NULL && urcu_bp_read_ongoing();
+}
 static inline void rp_rcu_read_unlock(void) { urcu_bp_read_unlock(); }
 
 /* urcu-bp keeps a registry of reader threads (and its grace-period lock)

@@ -78,6 +78,11 @@ if command -v readelf >/dev/null 2>&1; then
            grep -E '^-l(urcu|pthreadpool|cpuinfo)' | tr '\n' ' ')
 fi
 [ -n "$needed" ] || needed="-lurcu-bp -lurcu-common -lpthreadpool -lcpuinfo "
+# A memb library: users' <rcupool/inline.h> must know it, so that it falls
+# back to the library calls instead of inlining urcu-bp (and failing to
+# link against a library that is not bp).
+cflags_flavour=""
+case " $needed" in *" -lurcu-memb "*) cflags_flavour=" -DRCUPOOL_URCU_MEMB" ;; esac
 
 mkdir -p "$prefix/include/rcupool" "$libdir/pkgconfig"
 install -m 0644 "$header" "$prefix/include/rcupool/rcupool.h"
@@ -101,7 +106,7 @@ Description: The one CPU thread pool of a process (pthreadpool), resizable at an
 Version: $major.$minor.$patch
 Libs: -L\${libdir} -lrcupool
 Libs.private: ${needed}-pthread
-Cflags: -I\${includedir}
+Cflags: -I\${includedir}${cflags_flavour}
 PC
 
 echo "installed rcupool $major.$minor.$patch under $prefix"
