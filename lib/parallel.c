@@ -48,6 +48,10 @@ struct rp_census {
   size_t threads;
   size_t arrived; /* atomic */
   struct timespec deadline;
+#if defined(RP_TSAN)
+  char start; /* released by the creator, acquired by each task */
+  char end;   /* released by each task, acquired by the creator */
+#endif
 };
 
 static bool rp_census_late(const struct rp_census *c) {
@@ -60,6 +64,7 @@ static bool rp_census_late(const struct rp_census *c) {
 static void rp_census_task(void *arg, size_t i) {
   (void)i;
   struct rp_census *c = arg;
+  RP_TSAN_ACQUIRE(&c->start);
   if (!pthread_equal(pthread_self(), c->creator)) worker_of = c->pool;
   __atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
   /* Hold this thread until every thread has taken its first item, so no
@@ -67,6 +72,7 @@ static void rp_census_task(void *arg, size_t i) {
   while (__atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < c->threads &&
          !rp_census_late(c))
     sched_yield();
+  RP_TSAN_RELEASE(&c->end);
 }
 
 void rp_parallel_mark_workers(struct rp_pool *p) {
@@ -75,7 +81,9 @@ void rp_parallel_mark_workers(struct rp_pool *p) {
                         .threads = p->threads, .arrived = 0};
   clock_gettime(CLOCK_MONOTONIC, &c.deadline);
   c.deadline.tv_sec += 2;
+  RP_TSAN_RELEASE(&c.start);
   pthreadpool_parallelize_1d(p->tp, rp_census_task, &c, p->threads, 0);
+  RP_TSAN_ACQUIRE(&c.end);
 }
 
 void rcupool_scope_enter(const rcupool_pin_t *pin) {

@@ -306,8 +306,8 @@ void rp_reclaim_fork_prepare(void) { pthread_mutex_lock(&rq.mu); }
 void rp_reclaim_fork_parent(void) { pthread_mutex_unlock(&rq.mu); }
 
 void rp_reclaim_fork_child(void) {
-  /* The thread and every waiter are gone; rq.mu was ours (prepare). */
-  pthread_mutex_init(&rq.mu, NULL);
+  /* The thread and every waiter are gone; rq.mu was taken by this thread
+   * in prepare and is released at the end. */
   pthread_cond_init(&rq.wake, NULL);
   pthread_cond_init(&rq.done_cv, NULL);
   rq.running = false;
@@ -348,4 +348,5 @@ void rp_reclaim_fork_child(void) {
   rq.rest = NULL;
   rq.started = NULL;
   rq.phase = RP_IDLE;
+  pthread_mutex_unlock(&rq.mu);
 }
