@@ -105,6 +105,10 @@ static void rp_fork_prepare(void) {
   }
   called_urcu_hooks = false;
   if (!RP_URCU_HAS_FORK_HOOKS) {
+    /* memb: no section under a registration of rcupool's is running or
+     * starts (MEMB-4), then no grace period is in flight. */
+    rp_rcu_fork_prepare();
+    called_urcu_hooks = true;
     rp_reclaim_fork_wait(true);
   } else if (!rp_every_signal_blocked()) {
     /* A running callback batch may join workers whose exit needs

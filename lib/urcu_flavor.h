@@ -36,9 +36,11 @@
 
 /* Depth of this thread's sections under a registration rcupool made
  * (lib/memb.c); 0 when the thread is not registered by rcupool. */
-extern __thread unsigned rp_memb_owned_depth;
-void rp_memb_register_for_section(void);
-void rp_memb_unregister_after_section(void);
+extern __thread unsigned rp_memb_owned_depth
+    __attribute__((visibility("default")));
+void rp_memb_register_for_section(void) __attribute__((visibility("default")));
+void rp_memb_unregister_after_section(void)
+    __attribute__((visibility("default")));
 
 static inline void rp_rcu_read_lock(void) {
   if (__builtin_expect(rp_memb_owned_depth != 0, 0))
@@ -55,10 +57,14 @@ static inline void rp_rcu_read_unlock(void) {
     rp_memb_unregister_after_section();
 }
 
-/* liburcu-memb has no fork hooks of its own for its registry. */
-static inline void rp_rcu_fork_prepare(void) {}
-static inline void rp_rcu_fork_parent(void) {}
-static inline void rp_rcu_fork_child(void) {}
+/* liburcu-memb has no fork hooks of its own for its registry; these are
+ * rcupool's (lib/memb.c, MEMB-4), per copy of the library. */
+void rp_memb_fork_prepare(void) __attribute__((visibility("default")));
+void rp_memb_fork_parent(void) __attribute__((visibility("default")));
+void rp_memb_fork_child(void) __attribute__((visibility("default")));
+static inline void rp_rcu_fork_prepare(void) { rp_memb_fork_prepare(); }
+static inline void rp_rcu_fork_parent(void) { rp_memb_fork_parent(); }
+static inline void rp_rcu_fork_child(void) { rp_memb_fork_child(); }
 #define RP_URCU_HAS_FORK_HOOKS 0
 
 #elif defined(RCUPOOL_URCU_BP)
