@@ -41,7 +41,9 @@
  *           (pthreadpool_create(1) starts no thread) as the current pool
  *           with a new generation, drops the orphan's current reference
  *           (queued for the reclaim thread, which starts on the next need)
- *           and marks the manager stale.
+ *           and marks the manager stale. A pool already at refs zero whose
+ *           hand-over to the reclaim thread the fork cut off (its unpinning
+ *           thread does not exist here) is queued.
  *   FORK-5. A stale manager is settled by the first call that needs its
  *           real pool (rcupool_parallelize_1d outside a scope, rcupool_pin,
  *           or a reset, which settles by itself): a pool of the manager's
@@ -134,7 +136,11 @@ static void rp_fork_parent(void) {
  * thread and no other thread alive (FORK-4). */
 static void rp_fork_child_manager(rcupool_t *m) {
   struct rp_pool *p;
-  rp_for_each_pool(p, m) p->fork_orphan = true;
+  rp_for_each_pool(p, m) {
+    p->fork_orphan = true;
+    /* Dropped to zero by a thread that was about to hand it over. */
+    if (rp_pool_refs(p) == 0) rp_reclaim_fork_child_adopt(p);
+  }
   struct rp_pool *spare = m->spare;
   if (spare == NULL) {
     /* No spare (the parent could not make one): the orphan stays current

@@ -171,8 +171,11 @@ void rp_reclaim_fork_wait(bool wait_gp);
 void rp_reclaim_fork_prepare(void);
 void rp_reclaim_fork_parent(void);
 void rp_reclaim_fork_child(void);
-/* Child handler only: queues a free without waking or starting anything. */
+/* Child handler only: queues a free without waking or starting anything;
+ * adopt queues it only if it is not queued already (the hand-over of a
+ * pool whose refs reached zero was cut by fork). */
 void rp_reclaim_free_later_quiet(struct rp_pool *p);
+void rp_reclaim_fork_child_adopt(struct rp_pool *p);
 
 /* --- read.c --------------------------------------------------------------- */
 

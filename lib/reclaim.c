@@ -229,6 +229,15 @@ void rp_reclaim_free_later_quiet(struct rp_pool *p) {
   rp_reclaim_push(&p->free_work, false);
 }
 
+void rp_reclaim_fork_child_adopt(struct rp_pool *p) {
+  /* Child handler, after rp_reclaim_fork_child: the queue holds all that
+   * is left to run. A pool at refs zero whose free is not queued lost its
+   * hand-over to a thread that does not exist here. */
+  for (struct rp_work *w = rq.head; w != NULL; w = w->next)
+    if (w == &p->free_work) return;
+  rp_reclaim_free_later_quiet(p);
+}
+
 static bool rp_has_dying_pool(rcupool_t *m) {
   bool dying = false;
   pthread_mutex_lock(&m->lock);
