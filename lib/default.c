@@ -1,22 +1,19 @@
 /*
- * The process-wide manager and its life across fork(). Its default size
- * comes from cpus.c.
+ * The process-wide manager. Its default size comes from cpus.c; its life
+ * across fork() is lib/fork.c's.
  *
  * Invariants kept here:
  *   D1. At most one default manager exists per process: it is created under
  *       default_lock and published once; it is never destroyed.
  *   D2. A failed first creation leaves no manager and no threads behind; a
  *       later call tries again.
- *   D3. fork() is bracketed so that the child inherits the default manager
- *       in a consistent state: the prepare handler takes the manager's
- *       writer, then pauses liburcu's call_rcu thread (so no callback holds
- *       a manager lock), then takes the manager's lock; parent and child
- *       release them. The order writer -> liburcu's call_rcu mutex -> lock
- *       is the one reset and destroy use.
- *   D4. In the child every inherited pool is an orphan (its workers did not
- *       survive fork): it is never used for dispatch through the manager
- *       again and never joined; the child gets a fresh current pool of the
- *       same size before fork() returns.
+ *   D3. The fork handlers are registered (rp_fork_register, once per copy
+ *       of the library) before the first manager is created, and the
+ *       prepare handler takes default_lock first: a fork never catches the
+ *       first creation half-way, the child never inherits default_lock
+ *       held by another thread, and the manager pointer cannot change
+ *       between prepare and the parent/child handler.
+ *   D4. No message is logged with default_lock held (it is deferred).
  */
 #include <errno.h>
 #include <limits.h>
@@ -30,95 +27,20 @@
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 static rcupool_t *default_manager; /* published once with release */
 
-/* --- fork ----------------------------------------------------------------- */
-
-static void rp_fork_prepare(void) {
-  /* writer first: a reset holds it while call_rcu() may take liburcu's
-   * call_rcu mutex (the first call_rcu of a process creates the reclaim
-   * thread under it), and rp_call_rcu_before_fork() holds that mutex. */
-  rcupool_t *m = __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
-  if (m != NULL) pthread_mutex_lock(&m->writer);
-  rp_rcu_reader_ready();
-  rp_call_rcu_before_fork();
-  rp_rcu_fork_prepare();
-  if (m != NULL) pthread_mutex_lock(&m->lock);
-}
-
-static void rp_fork_parent(void) {
-  rcupool_t *m = __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
-  if (m != NULL) {
-    pthread_mutex_unlock(&m->lock);
-    pthread_mutex_unlock(&m->writer);
-  }
-  rp_rcu_fork_parent();
-  rp_call_rcu_after_fork_parent();
-}
-
-static void rp_fork_child(void) {
-  rp_rcu_fork_child();
-  rp_call_rcu_after_fork_child();
-  rcupool_t *m = __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
-  if (m == NULL) return;
-  int err = rp_manager_after_fork_child(m);
-  pthread_mutex_unlock(&m->lock);
-  pthread_mutex_unlock(&m->writer);
-  if (err != 0)
-    rp_log(RCUPOOL_LOG_ERROR,
-           "fork child: cannot start a new pool (%d); parallel work of the "
-           "default manager runs on the calling thread only",
-           err);
-}
-
-/* Called in the child with m->writer and m->lock held and no other thread. */
-int rp_manager_after_fork_child(rcupool_t *m) {
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) p->fork_orphan = true;
-
-  struct rp_pool *old = m->current;
-  struct rp_pool *next;
-  /* pthreadpool_create(1) starts no thread and cannot fail for lack of
-   * them: it is the fallback that keeps the manager usable. */
-  int err = rp_pool_create(m, old->threads, &next);
-  if (err != 0 && rp_pool_create(m, 1, &next) != 0) return err;
-  cds_list_add(&next->node, &m->pools);
-  m->pools_created++;
-  m->resets++;
-  uint64_t gen = m->generation + 1;
-  next->generation = gen;
-  m->generation = gen;
-  m->current_threads = next->threads;
-  __atomic_store_n(&m->current, next, __ATOMIC_RELEASE);
-  /* No reader of the parent's threads exists here: the old current
-   * reference can go at once. */
-  if (rp_pool_put(old)) {
-    cds_list_del(&old->node);
-    m->pools_freed++;
-    rp_pool_free(old);
-  }
-  rp_log(RCUPOOL_LOG_DEBUG, "fork child: manager %p: publish pool %p gen %llu",
-         (void *)m, (void *)next, (unsigned long long)gen);
-  return err;
-}
-
 /* --- the default manager ------------------------------------------------- */
 
 rcupool_t *rcupool_default(void) {
   rcupool_t *m = __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
   if (__builtin_expect(m != NULL, 1)) return m;
 
+  rp_fork_register();
+  struct rp_log_deferred deferred;
   pthread_mutex_lock(&default_lock);
+  rp_log_defer_begin(&deferred);
   m = default_manager;
   if (m == NULL) {
-    static bool atfork_done;
-    if (!atfork_done) {
-      if (pthread_atfork(rp_fork_prepare, rp_fork_parent, rp_fork_child) !=
-          0) {
-        pthread_mutex_unlock(&default_lock);
-        rp_log(RCUPOOL_LOG_ERROR, "default: pthread_atfork failed");
-        return NULL;
-      }
-      atfork_done = true;
-    }
+    /* 0 (no valid RCUPOOL_NUM_THREADS): the manager computes its default
+     * count (cpus.c) now and again at every rcupool_reset(m, 0). */
     size_t threads = rp_cpus_env_thread_count();
     rcupool_options_t opts = {.threads = threads};
     int err = rcupool_create(&opts, &m);
@@ -134,5 +56,19 @@ rcupool_t *rcupool_default(void) {
     }
   }
   pthread_mutex_unlock(&default_lock);
+  rp_log_defer_end(&deferred);
   return m;
+}
+
+rcupool_t *rp_default_peek(void) {
+  return __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
+}
+
+void rp_default_fork_prepare(void) { pthread_mutex_lock(&default_lock); }
+
+void rp_default_fork_parent(void) { pthread_mutex_unlock(&default_lock); }
+
+void rp_default_fork_child(void) {
+  /* Taken by this very thread in prepare. */
+  pthread_mutex_unlock(&default_lock);
 }

@@ -17,8 +17,10 @@
  *   a new current reference with rp_pool_tryget() (never from zero). The
  *   party that drops refs to zero, and only that party, frees the pool:
  *   either the grace-period callback (already on the reclaim thread) or an
- *   unpin, which hands the pool to the reclaim thread with call_rcu. No
- *   other party may touch the pool after its own decrement.
+ *   unpin (or a dispatch's own reference, or destroy), which hands the pool
+ *   to the reclaim thread (lib/reclaim.c). No other party may touch the
+ *   pool after its own decrement. Pools are freed on the reclaim thread
+ *   only (README guarantee 5).
  *
  * Locks (order: writer before lock)
  *   writer  serialises rcupool_reset() and rcupool_destroy(); held while a
@@ -42,6 +44,13 @@
 #include "urcu_flavor.h"
 
 #include <urcu/list.h>
+
+/* A unit of work for rcupool's reclaim thread (lib/reclaim.c): run after a
+ * grace period that began after it was queued. Intrusive: no allocation. */
+struct rp_work {
+  struct rp_work *next;
+  void (*fn)(struct rp_work *w);
+};
 
 #define RP_CACHELINE 64
 
@@ -68,7 +77,7 @@ struct rp_pool {
   struct cds_list_head node; /* in manager->pools while alive */
 
   /* Used once, by the party that dropped refs to zero. */
-  struct rcu_head free_head;
+  struct rp_work free_work;
 
   /* Atomic; on its own cache line: the only field pins write. */
   _Alignas(RP_CACHELINE) size_t refs;
@@ -77,7 +86,7 @@ struct rp_pool {
 /* A retire in flight: one per reset, so a pool reused and retired again
  * within one grace period has one callback queued per retire. */
 struct rp_retire {
-  struct rcu_head head;
+  struct rp_work work;
   struct rp_pool *pool;
 };
 
@@ -102,6 +111,14 @@ struct rcupool_manager {
    * by rp_cpus_thread_count() at each such reset (mask and quota of then). */
   size_t default_threads;
   bool is_default;
+
+  /* Default manager only (lib/fork.c). fork_stale: set by the fork child
+   * handler, which publishes `spare` (a 1-thread pool made in the parent)
+   * as current; cleared by the first call that settles the manager (a
+   * pool of current_threads) or by any reset. Atomic. spare: under writer
+   * in the parent; consumed by the child handler. */
+  bool fork_stale;
+  struct rp_pool *spare;
 };
 
 /* Iterates over m's pools. Unlike cds_list_for_each_entry, never forms a
@@ -141,31 +158,76 @@ static inline size_t rp_pool_refs(const struct rp_pool *p) {
 /* Queues the retire callback of rec (call after publishing a new pool). */
 void rp_reclaim_retire(struct rp_retire *rec);
 
-/* Hands a pool whose refs reached zero to the reclaim thread. */
+/* Hands a pool whose refs reached zero to the reclaim thread. Never blocks
+ * for long, never frees on the calling thread. */
 void rp_reclaim_free_later(struct rp_pool *p);
 
 /* Waits until no pool of m is waiting for a free already decided. */
 void rp_reclaim_drain(rcupool_t *m);
 
-/* True on a thread that is running a grace-period callback. */
+/* True on the reclaim thread (callbacks, and log hooks they call). */
 bool rp_reclaim_in_callback(void);
+
+/* fork (lib/fork.c): wait returns once no callback batch is running
+ * (wait_gp: nor a grace period; memb, whose grace-period lock has no fork
+ * hook); prepare takes the queue lock; parent releases it; child
+ * re-initialises the queue's lock and condition variables, marks the
+ * thread absent (it starts again on the next need) and queues again what
+ * had not run (C7). */
+void rp_reclaim_fork_wait(bool wait_gp);
+void rp_reclaim_fork_prepare(void);
+void rp_reclaim_fork_parent(void);
+void rp_reclaim_fork_child(void);
+/* Child handler only: queues a free without waking or starting anything;
+ * adopt queues it only if it is not queued already (the hand-over of a
+ * pool whose refs reached zero was cut by fork). */
+void rp_reclaim_free_later_quiet(struct rp_pool *p);
+void rp_reclaim_fork_child_adopt(struct rp_pool *p);
 
 /* --- read.c --------------------------------------------------------------- */
 
+/* read.c is built as its own target (lib/BUILD, read_side); in Bazel's
+ * per-target test linking its functions must be visible to the rest of the
+ * library. librcupool.so's version script still keeps them local. */
+#define RP_READ_SIDE_API __attribute__((visibility("default")))
+
 /* True inside a read-side section of the calling thread. */
-bool rp_read_ongoing(void);
+RP_READ_SIDE_API bool rp_read_ongoing(void);
+/* The same without registering the thread with liburcu (fork handlers). */
+RP_READ_SIDE_API bool rp_read_ongoing_quiet(void);
 
 /* rcupool_read_lock()/unlock() for the library's own use: direct calls,
  * never through the PLT of the shared library. */
-void rp_read_lock(void);
-void rp_read_unlock(void);
+RP_READ_SIDE_API void rp_read_lock(void);
+RP_READ_SIDE_API void rp_read_unlock(void);
 
 /* --- parallel.c ----------------------------------------------------------- */
 
-/* True on a thread that is running a task dispatched by rcupool. */
+/* True on a thread that is running a task dispatched by rcupool, or that is
+ * a worker thread of any rcupool pool (whoever dispatched its task). */
 bool rp_in_task(void);
 
+/* Records p's worker threads as workers of an rcupool pool (called once by
+ * rp_pool_create on a new pool, on the creating thread). */
+void rp_parallel_mark_workers(struct rp_pool *p);
+
 /* --- log.c ---------------------------------------------------------------- */
+
+/* While a thread holds rcupool locks it may defer its log messages: between
+ * begin and end, messages go to the caller-provided buffer and are handed
+ * to the hook by rp_log_defer_end(), after the caller dropped its locks. */
+struct rp_log_deferred {
+  unsigned count;
+  unsigned dropped;
+  rcupool_log_level_t level[4];
+  char text[4][256];
+};
+void rp_log_defer_begin(struct rp_log_deferred *buf);
+void rp_log_defer_end(struct rp_log_deferred *buf);
+
+/* Fork child handler: the hook's lock may have been held by a thread that
+ * does not exist in the child. */
+void rp_log_fork_child(void);
 
 /* The library's own logging; rcupool_log() is the public twin that other
  * components (lib/xnnpack, users' extensions) call. */
@@ -205,9 +267,25 @@ size_t rp_manager_pins_locked(const rcupool_t *m);
  * threads (0: rp_cpus_thread_count()). */
 int rp_manager_init(rcupool_t *m, size_t default_threads);
 
-/* Abandons every pool of m after fork() in the child and publishes a fresh
- * one (default.c). Returns 0 or a negative errno. */
-int rp_manager_after_fork_child(rcupool_t *m);
+/* --- fork.c ---------------------------------------------------------------- */
+
+/* Registers the fork handlers once per copy of the library. */
+void rp_fork_register(void);
+
+/* The default manager pointer (default.c), for the fork handlers. */
+rcupool_t *rp_default_peek(void);
+void rp_default_fork_prepare(void);
+void rp_default_fork_parent(void);
+void rp_default_fork_child(void);
+
+/* In a fork child, gives the default manager a pool of its size on the
+ * first call that needs one (parallelize, pin, reset); elsewhere a single
+ * relaxed load. Never call with m's locks held. */
+void rp_fork_settle_slow(rcupool_t *m);
+static inline void rp_fork_settle(rcupool_t *m) {
+  if (__builtin_expect(__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE), 0))
+    rp_fork_settle_slow(m);
+}
 
 /* The layout rcupool/inline.h reads (see there). */
 #include <stddef.h>

@@ -2,22 +2,40 @@
  * The process-wide log hook.
  *
  * Invariants:
- *   L1. A hook runs with hook_lock held for reading, so rcupool_set_log()
- *       (which takes it for writing) returns only after every running call
- *       of the previous hook has returned; the previous ctx may then be
- *       freed by the caller.
- *   L2. Formatting happens on the caller's stack (no allocation), so the
- *       reclaim thread and the fork child can log.
+ *   LOG-1. A hook runs with hook_lock held for reading, so rcupool_set_log()
+ *          (which takes it for writing) returns only after every running
+ *          call of the previous hook has returned; the previous ctx may then
+ *          be freed by the caller.
+ *   LOG-2. Formatting happens on the caller's stack (no allocation).
+ *   LOG-3. The hook is never called with an rcupool lock held: code that
+ *          logs while holding one defers its messages into a buffer on its
+ *          own stack (rp_log_defer_begin/end) and hands them to the hook
+ *          after unlocking. So a hook may call any rcupool function but
+ *          rcupool_set_log() (on the reclaim thread, barrier is -EDEADLK).
+ *   LOG-4. No hook call happens in a fork handler. In the child, hook_lock
+ *          is re-initialised (a parent thread may have been inside a hook);
+ *          hook_fn/hook_ctx are one pair published together, so the child
+ *          sees either the old or the new pair.
  */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
+struct rp_hook {
+  rcupool_log_fn fn;
+  void *ctx;
+};
+
 static pthread_rwlock_t hook_lock = PTHREAD_RWLOCK_INITIALIZER;
-static rcupool_log_fn hook_fn;    /* under hook_lock; NULL: default */
-static void *hook_ctx;            /* under hook_lock */
+/* Two slots; `hook` points at the one in use (NULL: default). Written under
+ * hook_lock held for writing. */
+static struct rp_hook hook_slots[2];
+static struct rp_hook *hook;
+
+static __thread struct rp_log_deferred *deferred_to;
 
 static const char *const level_names[] = {"debug", "info", "warning", "error"};
 
@@ -41,21 +59,65 @@ void rcupool_log(rcupool_log_level_t level, const char *fmt, ...) {
   va_end(ap);
 }
 
-void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
-  char message[256];
-  vsnprintf(message, sizeof message, fmt, ap);
-
+static void rp_log_emit(rcupool_log_level_t level, const char *message) {
   pthread_rwlock_rdlock(&hook_lock);
-  if (hook_fn != NULL)
-    hook_fn(hook_ctx, level, message);
+  struct rp_hook *h = __atomic_load_n(&hook, __ATOMIC_ACQUIRE);
+  if (h != NULL)
+    h->fn(h->ctx, level, message);
   else
     rp_log_default(level, message);
   pthread_rwlock_unlock(&hook_lock);
 }
 
+void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
+  struct rp_log_deferred *d = deferred_to;
+  if (d != NULL) {
+    if (d->count == sizeof d->level / sizeof d->level[0]) {
+      d->dropped++;
+      return;
+    }
+    d->level[d->count] = level;
+    vsnprintf(d->text[d->count], sizeof d->text[0], fmt, ap);
+    d->count++;
+    return;
+  }
+  char message[256];
+  vsnprintf(message, sizeof message, fmt, ap);
+  rp_log_emit(level, message);
+}
+
+void rp_log_defer_begin(struct rp_log_deferred *buf) {
+  buf->count = 0;
+  buf->dropped = 0;
+  /* Nested: the outermost buffer collects everything. */
+  if (deferred_to == NULL) deferred_to = buf;
+}
+
+void rp_log_defer_end(struct rp_log_deferred *buf) {
+  if (deferred_to != buf) return; /* nested: the outer end emits */
+  deferred_to = NULL;
+  for (unsigned i = 0; i < buf->count; i++)
+    rp_log_emit(buf->level[i], buf->text[i]);
+  if (buf->dropped != 0)
+    rp_log(RCUPOOL_LOG_WARN, "%u log messages dropped (deferred under a lock)",
+           buf->dropped);
+}
+
 void rcupool_set_log(rcupool_log_fn fn, void *ctx) {
   pthread_rwlock_wrlock(&hook_lock);
-  hook_fn = fn;
-  hook_ctx = ctx;
+  if (fn == NULL) {
+    __atomic_store_n(&hook, NULL, __ATOMIC_RELEASE);
+  } else {
+    struct rp_hook *next = hook == &hook_slots[0] ? &hook_slots[1]
+                                                  : &hook_slots[0];
+    next->fn = fn;
+    next->ctx = ctx;
+    __atomic_store_n(&hook, next, __ATOMIC_RELEASE);
+  }
   pthread_rwlock_unlock(&hook_lock);
+}
+
+void rp_log_fork_child(void) {
+  pthread_rwlock_init(&hook_lock, NULL);
+  deferred_to = NULL;
 }

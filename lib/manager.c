@@ -98,6 +98,7 @@ int rcupool_destroy(rcupool_t *m) {
   if (pins != 0) {
     pthread_mutex_unlock(&m->lock);
     pthread_mutex_unlock(&m->writer);
+    /* (logged after unlocking: LOG-3) */
     rp_log(RCUPOOL_LOG_WARN, "destroy: manager %p still has %zu pins",
            (void *)m, pins);
     return -EBUSY;
@@ -112,27 +113,27 @@ int rcupool_destroy(rcupool_t *m) {
   RP_TSAN_GP_ACQUIRE();
   pthread_mutex_lock(&m->lock);
   bool last = rp_pool_put(cur);
-  if (last) {
-    cds_list_del(&cur->node);
-    m->pools_freed++;
-  }
   pthread_mutex_unlock(&m->lock);
-  if (last) rp_pool_free(cur);
+  /* Unlinked and freed on the reclaim thread, like every pool (C5 in
+   * reclaim.c). */
+  if (last) rp_reclaim_free_later(cur);
 
   /* Every other pool is waiting for a retire callback or for a free that
    * an unpin has already queued (or is about to). Wait until the list is
-   * empty, then for the callbacks to return. */
+   * empty; each wait also covers the callbacks queued before it, so the
+   * last one that saw the list empty has seen them return. */
   for (;;) {
-    rp_rcu_barrier();
+    rp_reclaim_drain(NULL);
     pthread_mutex_lock(&m->lock);
     bool empty = cds_list_empty(&m->pools);
     pthread_mutex_unlock(&m->lock);
     if (empty) break;
   }
-  rp_rcu_barrier();
-  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
-         (void *)m, (unsigned long long)m->pools_created);
+  rp_reclaim_drain(NULL);
+  const unsigned long long created = m->pools_created;
   pthread_mutex_unlock(&m->writer);
+  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
+         (void *)m, created);
   pthread_mutex_destroy(&m->writer);
   pthread_mutex_destroy(&m->lock);
   free(m);

@@ -7,14 +7,27 @@
  *       pin belongs to m, so a scope never leaks into another manager.
  *   S2. Work dispatched here either runs on a pinned pool (scope) or inside
  *       a read-side section held for the whole call, so the pool cannot be
- *       freed while its tasks run.
- *   S3. A task dispatched here runs with task_depth > 0 on its thread; a
- *       nested rcupool_parallelize_1d() then runs inline instead of waiting
- *       on a pool whose threads may all be busy with the outer call.
+ *       freed while its tasks run (unless a task unpins the scope's own
+ *       pin: a misuse, README).
+ *   S3. A thread is "in a task" when it runs a task dispatched here
+ *       (task_depth > 0) or is a worker thread of any rcupool pool
+ *       (worker_of != NULL: set once on each worker when its pool is
+ *       created, S4): every code a worker runs is some task, whoever
+ *       dispatched it (rcupool, XNNPACK, the user's own pthreadpool call).
+ *       A nested rcupool_parallelize_1d() there runs inline, and barrier
+ *       and destroy return -EDEADLK. Not detected: the thread that itself
+ *       called pthreadpool_parallelize_*() directly on an rcupool pool,
+ *       while it runs its own share of the tasks (README, misuse table).
+ *   S4. rp_parallel_mark_workers() runs one task per thread of the new pool
+ *       (pthreadpool hands each thread of a 1d call of `threads` items one
+ *       item first; each item waits until all have started, bounded by a
+ *       deadline), and every thread but the creating one records itself.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -25,8 +38,53 @@ struct rp_scope_stack {
 
 static __thread struct rp_scope_stack scope;
 static __thread unsigned task_depth;
+static __thread const struct rp_pool *worker_of;
 
-bool rp_in_task(void) { return task_depth != 0; }
+bool rp_in_task(void) { return task_depth != 0 || worker_of != NULL; }
+
+struct rp_census {
+  const struct rp_pool *pool;
+  pthread_t creator;
+  size_t threads;
+  size_t arrived; /* atomic */
+  struct timespec deadline;
+#if defined(RP_TSAN)
+  char start; /* released by the creator, acquired by each task */
+  char end;   /* released by each task, acquired by the creator */
+#endif
+};
+
+static bool rp_census_late(const struct rp_census *c) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec > c->deadline.tv_sec ||
+         (now.tv_sec == c->deadline.tv_sec && now.tv_nsec > c->deadline.tv_nsec);
+}
+
+static void rp_census_task(void *arg, size_t i) {
+  (void)i;
+  struct rp_census *c = arg;
+  RP_TSAN_ACQUIRE(&c->start);
+  if (!pthread_equal(pthread_self(), c->creator)) worker_of = c->pool;
+  __atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
+  /* Hold this thread until every thread has taken its first item, so no
+   * thread takes two; the deadline bounds the wait if one is late. */
+  while (__atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < c->threads &&
+         !rp_census_late(c))
+    sched_yield();
+  RP_TSAN_RELEASE(&c->end);
+}
+
+void rp_parallel_mark_workers(struct rp_pool *p) {
+  if (p->threads <= 1) return;
+  struct rp_census c = {.pool = p, .creator = pthread_self(),
+                        .threads = p->threads, .arrived = 0};
+  clock_gettime(CLOCK_MONOTONIC, &c.deadline);
+  c.deadline.tv_sec += 2;
+  RP_TSAN_RELEASE(&c.start);
+  pthreadpool_parallelize_1d(p->tp, rp_census_task, &c, p->threads, 0);
+  RP_TSAN_ACQUIRE(&c.end);
+}
 
 void rcupool_scope_enter(const rcupool_pin_t *pin) {
   if (pin == NULL || pin->pool_ == NULL) {
@@ -86,34 +144,46 @@ static void rp_dispatch(pthreadpool_t tp, size_t threads,
   RP_TSAN_ACQUIRE(&d.end);
 }
 
+static void rp_run_inline(pthreadpool_task_1d_t task, void *ctx,
+                          size_t range) {
+  task_depth++;
+  for (size_t i = 0; i < range; i++) task(ctx, i);
+  task_depth--;
+}
+
 int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
                            size_t range, uint32_t flags) {
   if (m == NULL || task == NULL) return -EINVAL;
   if (range == 0) return 0;
-  if (task_depth != 0) {
-    for (size_t i = 0; i < range; i++) task(ctx, i);
+  if (rp_in_task()) {
+    rp_run_inline(task, ctx, range);
     return 0;
   }
   const rcupool_pin_t *pin = rp_scope_find(m);
   if (pin != NULL) {
-    if (pin->pool_ == NULL) {
+    struct rp_pool *p = pin->pool_;
+    if (p == NULL) {
       /* S1 broken by the caller: the pin was released inside its scope. */
       rp_log(RCUPOOL_LOG_ERROR,
              "parallelize: the pin of this thread's scope was unpinned "
              "before the scope was left");
       abort();
     }
-    if (((const struct rp_pool *)pin->pool_)->fork_orphan) {
+    if (p->fork_orphan) {
       /* Pinned before fork(): its workers are gone in this process. */
-      for (size_t i = 0; i < range; i++) task(ctx, i);
+      rp_run_inline(task, ctx, range);
       return 0;
     }
     rp_dispatch(pin->threadpool_, pin->threads_, task, ctx, range, flags);
     return 0;
   }
+  rp_fork_settle(m);
   rp_read_lock();
   struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
-  rp_dispatch(p->tp, p->threads, task, ctx, range, flags);
+  if (p->fork_orphan)
+    rp_run_inline(task, ctx, range); /* a fork child that could not settle */
+  else
+    rp_dispatch(p->tp, p->threads, task, ctx, range, flags);
   rp_read_unlock();
   return 0;
 }

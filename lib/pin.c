@@ -46,6 +46,7 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
     rp_log(RCUPOOL_LOG_WARN, "pin: pin %p already holds a pool", (void *)pin);
     return -EBUSY;
   }
+  rp_fork_settle(m); /* a fork child's first pin gets the real pool */
   rp_read_lock();
   struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
   size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);

@@ -81,6 +81,7 @@ int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
   p->manager = m;
   p->refs = 1;
   CDS_INIT_LIST_HEAD(&p->node);
+  rp_parallel_mark_workers(p);
   *out = p;
   return 0;
 }

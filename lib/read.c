@@ -2,26 +2,31 @@
  * The read side: RCU read-side sections and the current pool.
  *
  * Invariants kept here:
- *   R1. A reader never locks, allocates (after its thread's first section)
+ *   READ-1. A reader never locks, allocates (after its thread's first section)
  *       or writes shared memory: the section is liburcu's, the pointer load
  *       is a plain acquire load.
- *   R2. Everything a reader did with a pool happens before that pool's
+ *   READ-2. Everything a reader did with a pool happens before that pool's
  *       retire callback: liburcu's grace period, annotated for TSAN by the
  *       release just before the section ends (tsan.h).
  *
- * This is the one file that inlines liburcu's per-thread reader state (see
- * the asan config in .bazelrc for why that matters to UBSan).
+ *   READ-3. rcupool_current() never creates anything: in a fork child before
+ *       the first call that settles the default manager (lib/fork.c) it
+ *       returns the 1-thread pool the child inherited as current.
+ *
+ * This is the one file that inlines liburcu's per-thread reader state.
+ * liburcu-bp declares its reader struct 128-byte aligned but allocates
+ * readers at smaller steps, so UBSan's alignment check fires on every
+ * inlined access: lib/BUILD compiles this file (target read_side) with
+ * -fno-sanitize=alignment, so a consumer's -fsanitize=undefined build is
+ * clean with no flag of its own.
  */
 #include "internal.h"
 
-void rp_read_lock(void) {
-  rp_rcu_reader_ready();
-  rp_rcu_read_lock_raw();
-}
+void rp_read_lock(void) { rp_rcu_read_lock(); }
 
 void rp_read_unlock(void) {
   RP_TSAN_GP_RELEASE();
-  rp_rcu_read_unlock_raw();
+  rp_rcu_read_unlock();
 }
 
 void rcupool_read_lock(void) { rp_read_lock(); }
@@ -36,6 +41,8 @@ void rcupool_abi_urcu_bp_v0(void) {}
 #endif
 
 bool rp_read_ongoing(void) { return rp_rcu_read_ongoing() != 0; }
+
+bool rp_read_ongoing_quiet(void) { return rp_rcu_read_ongoing_quiet() != 0; }
 
 pthreadpool_t rcupool_current(rcupool_t *m) {
   if (m == NULL) return NULL;

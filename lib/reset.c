@@ -59,7 +59,8 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
 
   /* Only this function (under writer) changes m->current. */
   struct rp_pool *old = m->current;
-  if (old->threads == threads) {
+  if (old->threads == threads && !old->fork_orphan) {
+    __atomic_store_n(&m->fork_stale, false, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&m->writer);
     return 0;
   }
@@ -106,15 +107,19 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
   m->resets++;
   old->retires_pending++;
   rec->pool = old;
+  __atomic_store_n(&m->fork_stale, false, __ATOMIC_RELEASE);
+  const size_t old_threads = old->threads, next_threads = next->threads;
   pthread_mutex_unlock(&m->lock);
 
+  rp_reclaim_retire(rec);
+  pthread_mutex_unlock(&m->writer);
+  /* Logged with no lock held (LOG-3 in log.c); the pointers are only
+   * printed. */
   rp_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",
          (void *)m,
          was_never_current ? "reuse sized" : reused ? "reuse" : "publish",
-         (void *)next, next->threads, (unsigned long long)gen);
+         (void *)next, next_threads, (unsigned long long)gen);
   rp_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu threads)",
-         (void *)m, (void *)old, old->threads);
-  rp_reclaim_retire(rec);
-  pthread_mutex_unlock(&m->writer);
+         (void *)m, (void *)old, old_threads);
   return 0;
 }

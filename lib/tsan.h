@@ -27,7 +27,8 @@
 #if defined(RP_TSAN)
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
-extern char rp_tsan_gp_token;
+/* Default visibility: lib/read.c is its own target (lib/BUILD). */
+extern char rp_tsan_gp_token __attribute__((visibility("default")));
 #define RP_TSAN_ACQUIRE(addr) __tsan_acquire((void *)(addr))
 #define RP_TSAN_RELEASE(addr) __tsan_release((void *)(addr))
 #define RP_TSAN_GP_RELEASE() __tsan_release(&rp_tsan_gp_token)

@@ -5,12 +5,18 @@
  *
  * _LGPL_SOURCE inlines liburcu's read-side fast path into this library
  * (liburcu is LGPL-2.1; rcupool is LGPL-2.1-or-later for that reason, see
- * README "License").
+ * README "License"). Only lib/read.c calls the read-side functions below
+ * (rp_rcu_read_lock/unlock), so only it inlines liburcu's reader TLS.
+ *
+ * rcupool uses liburcu for read-side sections and synchronize_rcu only:
+ * never call_rcu (the reclaim thread is rcupool's own, lib/reclaim.c).
  *
  * bp (default): readers need no registration and may exit at any time.
- * memb: readers must be registered; rp_rcu_reader_ready() registers a thread
- *   on its first read-side section and a thread-exit destructor unregisters
- *   it, so users see the same "no registration" contract.
+ * memb: liburcu-memb's readers must be registered. rcupool registers a
+ *   thread that liburcu-memb does not already count as registered for the
+ *   length of its outermost read-side section only (lib/memb.c), so the
+ *   application may register and unregister any thread itself outside a
+ *   section and nothing of rcupool stays registered when a thread exits.
  */
 #ifndef RCUPOOL_LIB_URCU_FLAVOR_H
 #define RCUPOOL_LIB_URCU_FLAVOR_H
@@ -24,51 +30,68 @@
 #include <urcu/urcu-memb.h>
 
 #define RP_URCU_FLAVOR_NAME "memb"
-#define rp_rcu_read_lock_raw urcu_memb_read_lock
-#define rp_rcu_read_unlock_raw urcu_memb_read_unlock
 #define rp_rcu_read_ongoing urcu_memb_read_ongoing
+#define rp_rcu_read_ongoing_quiet urcu_memb_read_ongoing
 #define rp_synchronize_rcu urcu_memb_synchronize_rcu
-#define rp_call_rcu urcu_memb_call_rcu
-#define rp_rcu_barrier urcu_memb_barrier
-#define rp_call_rcu_before_fork urcu_memb_call_rcu_before_fork
-#define rp_call_rcu_after_fork_parent urcu_memb_call_rcu_after_fork_parent
-#define rp_call_rcu_after_fork_child urcu_memb_call_rcu_after_fork_child
 
-/* Registers the calling thread with liburcu once (memb.c). */
-void rp_rcu_reader_register_slow(void);
-extern __thread int rp_rcu_reader_registered;
+/* Depth of this thread's sections under a registration rcupool made
+ * (lib/memb.c); 0 when the thread is not registered by rcupool. */
+extern __thread unsigned rp_memb_owned_depth
+    __attribute__((visibility("default")));
+void rp_memb_register_for_section(void) __attribute__((visibility("default")));
+void rp_memb_unregister_after_section(void)
+    __attribute__((visibility("default")));
 
-static inline void rp_rcu_reader_ready(void) {
-  if (__builtin_expect(!rp_rcu_reader_registered, 0))
-    rp_rcu_reader_register_slow();
+static inline void rp_rcu_read_lock(void) {
+  if (__builtin_expect(rp_memb_owned_depth != 0, 0))
+    rp_memb_owned_depth++;
+  else if (__builtin_expect(!URCU_TLS(urcu_memb_reader).registered, 0))
+    rp_memb_register_for_section(); /* sets rp_memb_owned_depth = 1 */
+  urcu_memb_read_lock();
 }
 
-static inline void rp_rcu_fork_prepare(void) {}
-static inline void rp_rcu_fork_parent(void) {}
-static inline void rp_rcu_fork_child(void) {}
+static inline void rp_rcu_read_unlock(void) {
+  urcu_memb_read_unlock();
+  if (__builtin_expect(rp_memb_owned_depth != 0, 0) &&
+      --rp_memb_owned_depth == 0)
+    rp_memb_unregister_after_section();
+}
+
+/* liburcu-memb has no fork hooks of its own for its registry; these are
+ * rcupool's (lib/memb.c, MEMB-4), per copy of the library. */
+void rp_memb_fork_prepare(void) __attribute__((visibility("default")));
+void rp_memb_fork_parent(void) __attribute__((visibility("default")));
+void rp_memb_fork_child(void) __attribute__((visibility("default")));
+static inline void rp_rcu_fork_prepare(void) { rp_memb_fork_prepare(); }
+static inline void rp_rcu_fork_parent(void) { rp_memb_fork_parent(); }
+static inline void rp_rcu_fork_child(void) { rp_memb_fork_child(); }
+#define RP_URCU_HAS_FORK_HOOKS 0
 
 #elif defined(RCUPOOL_URCU_BP)
 
 #include <urcu/urcu-bp.h>
 
 #define RP_URCU_FLAVOR_NAME "bp"
-#define rp_rcu_read_lock_raw urcu_bp_read_lock
-#define rp_rcu_read_unlock_raw urcu_bp_read_unlock
 #define rp_rcu_read_ongoing urcu_bp_read_ongoing
 #define rp_synchronize_rcu urcu_bp_synchronize_rcu
-#define rp_call_rcu urcu_bp_call_rcu
-#define rp_rcu_barrier urcu_bp_barrier
-#define rp_call_rcu_before_fork urcu_bp_call_rcu_before_fork
-#define rp_call_rcu_after_fork_parent urcu_bp_call_rcu_after_fork_parent
-#define rp_call_rcu_after_fork_child urcu_bp_call_rcu_after_fork_child
 
-static inline void rp_rcu_reader_ready(void) {}
+static inline void rp_rcu_read_lock(void) { urcu_bp_read_lock(); }
 
-/* urcu-bp keeps a registry of reader threads that fork() must not catch
- * half-updated; liburcu leaves the calls to the application. */
+/* Like urcu_bp_read_ongoing(), but never registers the thread (which takes
+ * liburcu-bp's registry lock: not in a fork handler). */
+static inline int rp_rcu_read_ongoing_quiet(void) {
+  return URCU_TLS(urcu_bp_reader) != NULL && urcu_bp_read_ongoing();
+}
+static inline void rp_rcu_read_unlock(void) { urcu_bp_read_unlock(); }
+
+/* urcu-bp keeps a registry of reader threads (and its grace-period lock)
+ * that fork() must not catch half-updated; liburcu leaves the calls to the
+ * application, and they are process-global: lib/fork.c calls them at most
+ * once per fork (see FORK-3 there). */
 static inline void rp_rcu_fork_prepare(void) { urcu_bp_before_fork(); }
 static inline void rp_rcu_fork_parent(void) { urcu_bp_after_fork_parent(); }
 static inline void rp_rcu_fork_child(void) { urcu_bp_after_fork_child(); }
+#define RP_URCU_HAS_FORK_HOOKS 1
 
 #else
 #error "select a liburcu flavour: depend on //lib/deps:urcu"

@@ -86,10 +86,13 @@ TEST(RcupoolReset, BackToPinnedSizeReusesThatPool) {
 
 TEST(RcupoolReset, ReuseOfPoolWithinItsGracePeriodKeepsOnePoolPerSize) {
   Manager m(2);
-  // 2 -> 3 -> 2 -> 3 ... faster than grace periods end: each reset back
-  // reuses the pool still waiting for its callback.
+  // 2 -> 3 -> 2 -> 3 ... while no grace period can end (this thread holds
+  // a read-side section): each reset back reuses the pool still waiting
+  // for its callback.
+  rcupool_read_lock();
   for (int i = 0; i < 20; i++) ASSERT_EQ(rcupool_reset(m, i % 2 ? 2 : 3), 0);
   rcupool_stats_t s = Stats(m);
+  rcupool_read_unlock();
   EXPECT_EQ(s.pools_created, 2u);
   EXPECT_LE(s.pools_alive, 2u);
   ASSERT_EQ(rcupool_barrier(m), 0);

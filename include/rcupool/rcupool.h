@@ -92,7 +92,8 @@ RCUPOOL_API int rcupool_create(const rcupool_options_t *opts, rcupool_t **out);
  *             the manager is fully usable;
  *   -EPERM    m is the process-wide manager of rcupool_default();
  *   -EDEADLK  called inside a read-side section, inside a task running on a
- *             rcupool pool, or from a grace-period callback.
+ *             rcupool pool (any worker thread of an rcupool pool counts),
+ *             or on the reclaim thread.
  * Threads: any thread but those above. Blocks: yes (grace periods and the
  * joins of worker threads).
  */
@@ -116,8 +117,9 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * call, while threads start.
  *
  * In a child created by fork(), the manager's pools have lost their worker
- * threads; the library replaces the current pool in the child before fork()
- * returns (see README, "fork").
+ * threads; until the child's first rcupool_parallelize_1d() outside a
+ * scope, rcupool_pin() or rcupool_reset() creates a pool of the manager's
+ * size, the current pool is a 1-thread pool (see README, "fork").
  */
 RCUPOOL_API rcupool_t *rcupool_default(void);
 
@@ -162,10 +164,11 @@ RCUPOOL_API uint64_t rcupool_generation(rcupool_t *m);
  * still pinned stay alive. Meant for tests, shutdown and dlclose.
  *
  * Returns 0, or -EINVAL (m NULL), or -EDEADLK when called inside a
- * read-side section, inside a task running on a rcupool pool, or from a
- * grace-period callback (each would wait for itself).
- * Threads: any thread but those above. Blocks: yes (at least one grace
- * period and the callback batch delay, about 10 ms).
+ * read-side section, inside a task running on a rcupool pool (any worker
+ * thread of an rcupool pool counts), or on the reclaim thread (a log hook
+ * it calls) (each would wait for itself).
+ * Threads: any thread but those above. Blocks: yes (one grace period of
+ * the library's reclaim thread, which is woken at once, plus the frees).
  */
 RCUPOOL_API int rcupool_barrier(rcupool_t *m);
 
@@ -320,7 +323,11 @@ RCUPOOL_API void rcupool_scope_exit(void);
  * The pool is the innermost scope's pool if this thread is in a scope of m,
  * else m's current pool, read inside a read-side section held for the
  * duration of the call. Called from inside a task of any rcupool pool
- * (nested parallelism), the loop runs inline on the calling thread.
+ * (nested parallelism), the loop runs inline on the calling thread: a task
+ * dispatched by rcupool on any thread, or any task on a worker thread of an
+ * rcupool pool. Not detected: a task running on the very thread that called
+ * pthreadpool_parallelize_*() directly on a pool; calling this on the same
+ * pool from there deadlocks in pthreadpool (README, misuse table).
  * flags are pthreadpool's PTHREADPOOL_FLAG_*.
  *
  * Returns 0, or -EINVAL when m or task is NULL.
@@ -368,8 +375,10 @@ typedef enum rcupool_log_level {
 } rcupool_log_level_t;
 
 /* A log hook. message is valid only during the call. The hook may be called
- * from any thread, including the reclaim thread, and concurrently; it must
- * not call rcupool_set_log(). */
+ * from any thread, including the reclaim thread, and concurrently; it is
+ * never called with an rcupool lock held nor from a fork handler, so it may
+ * call any rcupool function except rcupool_set_log() (rcupool_barrier()
+ * returns -EDEADLK on the reclaim thread). */
 typedef void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level,
                                const char *message);
 

@@ -96,10 +96,11 @@ TEST(RcupoolDlopen, SharedGivesOnePoolStaticGivesOneManagerAndPoolEach) {
   ASSERT_EQ(sa.api->barrier(), 0);
   ASSERT_EQ(sb.api->barrier(), 0);
   const size_t static_added =
-      WaitForOsThreadCount(base_static + 2 * (kThreads - 1)) - base_static;
-  // Two pools' workers: twice those of the shared case.
-  EXPECT_EQ(static_added, 2 * (kThreads - 1));
-  EXPECT_EQ(static_added, 2 * (shared_added - 1));
+      WaitForOsThreadCount(base_static + 2 * kThreads) - base_static;
+  // Two pools' workers and two reclaim threads (one per copy of the
+  // library): twice those of the shared case.
+  EXPECT_EQ(static_added, 2 * kThreads);
+  EXPECT_EQ(static_added, 2 * shared_added);
 
   // A reset through one static copy is not seen by the other.
   ASSERT_EQ(sa.api->reset(1), 0);

@@ -1,0 +1,219 @@
+/*
+ * fork(): the least possible in the handlers; the child's pool comes on
+ * first use.
+ *
+ * Invariants kept here:
+ *   FORK-1. The handlers are registered once per copy of the library
+ *           (pthread_once), from a constructor and again before the first
+ *           default manager is created (whichever comes first).
+ *   FORK-2. Lock order of prepare, which is the order every other path
+ *           takes them in: default_lock -> default manager's writer ->
+ *           (wait out a running callback batch, and for memb an in-flight
+ *           grace period) -> [liburcu-bp's fork hook] -> reclaim queue lock
+ *           -> default manager's lock. Parent releases them; the
+ *           child releases those this thread took and re-initialises the
+ *           reclaim queue's and the log hook's synchronisation, whose other
+ *           users do not exist in the child. Never is a lock another thread
+ *           held unlocked.
+ *   FORK-3. liburcu-bp's process-global hooks (urcu_bp_before_fork and
+ *           after_fork_*) are called at most once per fork, however many
+ *           copies of rcupool the process holds and whether or not the
+ *           application registered them itself: urcu_bp_before_fork blocks
+ *           every signal of the forking thread until after_fork_* restores
+ *           the mask, so a prepare handler that finds every signal already
+ *           blocked knows another handler of this fork took liburcu-bp's
+ *           locks (glibc runs all prepare handlers of one fork on the
+ *           forking thread, under its own atfork lock), and calls neither
+ *           it nor the matching after_fork_*. Every copy registers in a
+ *           constructor, so an application that registers liburcu-bp's
+ *           hooks in main() runs its prepare first. (A thread that forks
+ *           with every signal already blocked for its own reasons is taken
+ *           as such a fork too; README "fork" says what that leaves.)
+ *           Why calling them matters: in the child they release liburcu-bp's
+ *           registry and grace-period locks in a consistent state and prune
+ *           registry entries of threads that did not survive, one of which
+ *           may have been inside a read-side section (a grace period of the
+ *           child would otherwise wait for it forever).
+ *   FORK-4. The child handler allocates nothing, starts no thread and calls
+ *           no log hook. For the default manager it marks every inherited
+ *           pool an orphan (never dispatched to through the manager, never
+ *           joined), publishes the 1-thread spare pool made in the parent
+ *           (pthreadpool_create(1) starts no thread) as the current pool
+ *           with a new generation, drops the orphan's current reference
+ *           (queued for the reclaim thread, which starts on the next need)
+ *           and marks the manager stale. A pool already at refs zero whose
+ *           hand-over to the reclaim thread the fork cut off (its unpinning
+ *           thread does not exist here) is queued.
+ *   FORK-5. A stale manager is settled by the first call that needs its
+ *           real pool (rcupool_parallelize_1d outside a scope, rcupool_pin,
+ *           or a reset, which settles by itself): a pool of the manager's
+ *           size is created and published, and the spare retired. If that
+ *           creation fails the 1-thread pool stays current (work runs on
+ *           the calling thread, and the log says so) until a reset.
+ *   FORK-6. fork() inside a read-side section of the forking thread would
+ *           deadlock with a grace period in flight (liburcu-bp's hook, or
+ *           the memb grace period prepare waits for, waits for that
+ *           section): prepare detects it, writes a message to stderr and
+ *           aborts.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static bool fork_registered;
+/* Set in prepare, read in parent/child: this copy called liburcu-bp's
+ * hooks for this fork (FORK-3). Only the forking thread touches it, under
+ * glibc's atfork lock. */
+static bool called_urcu_hooks;
+static bool took_manager;
+
+static bool rp_every_signal_blocked(void) {
+  sigset_t cur;
+  if (pthread_sigmask(SIG_BLOCK, NULL, &cur) != 0) return false;
+  for (int s = 1; s < NSIG; s++) {
+    if (s == SIGKILL || s == SIGSTOP) continue;
+    if (s >= 32 && s < SIGRTMIN) continue; /* reserved by the C library */
+    if (sigismember(&cur, s) != 1) return false;
+  }
+  return true;
+}
+
+static void rp_fork_die(const char *msg) {
+  ssize_t r = write(2, msg, strlen(msg));
+  (void)r;
+  abort();
+}
+
+static void rp_fork_prepare(void) {
+  if (rp_read_ongoing_quiet())
+    rp_fork_die("rcupool: fork() inside a read-side section of the forking "
+                "thread; leave the section first (README, fork)\n");
+  rp_default_fork_prepare();
+  rcupool_t *m = rp_default_peek();
+  took_manager = m != NULL;
+  if (m != NULL) {
+    pthread_mutex_lock(&m->writer);
+    /* The spare the child will publish (FORK-4): made here, in the parent,
+     * once; kept for later forks until a child consumes its copy. */
+    if (m->spare == NULL) {
+      struct rp_pool *spare;
+      if (rp_pool_create(m, 1, &spare) == 0) m->spare = spare;
+    }
+  }
+  called_urcu_hooks = false;
+  if (!RP_URCU_HAS_FORK_HOOKS) {
+    /* memb: no section under a registration of rcupool's is running or
+     * starts (MEMB-4), then no grace period is in flight. */
+    rp_rcu_fork_prepare();
+    called_urcu_hooks = true;
+    rp_reclaim_fork_wait(true);
+  } else if (!rp_every_signal_blocked()) {
+    /* A running callback batch may join workers whose exit needs
+     * liburcu-bp's registry lock: let it finish before taking that. */
+    rp_reclaim_fork_wait(false);
+    rp_rcu_fork_prepare();
+    called_urcu_hooks = true;
+  }
+  rp_reclaim_fork_prepare();
+  if (m != NULL) pthread_mutex_lock(&m->lock);
+}
+
+static void rp_fork_parent(void) {
+  rcupool_t *m = took_manager ? rp_default_peek() : NULL;
+  if (m != NULL) pthread_mutex_unlock(&m->lock);
+  rp_reclaim_fork_parent();
+  if (called_urcu_hooks) rp_rcu_fork_parent();
+  if (m != NULL) pthread_mutex_unlock(&m->writer);
+  rp_default_fork_parent();
+}
+
+/* The default manager in the child, with writer and lock held by this
+ * thread and no other thread alive (FORK-4). */
+static void rp_fork_child_manager(rcupool_t *m) {
+  struct rp_pool *p;
+  rp_for_each_pool(p, m) {
+    p->fork_orphan = true;
+    /* Dropped to zero by a thread that was about to hand it over. */
+    if (rp_pool_refs(p) == 0) rp_reclaim_fork_child_adopt(p);
+  }
+  struct rp_pool *spare = m->spare;
+  if (spare == NULL) {
+    /* No spare (the parent could not make one): the orphan stays current
+     * and parallel work runs inline until the manager is settled. */
+    __atomic_store_n(&m->fork_stale, true, __ATOMIC_RELEASE);
+    return;
+  }
+  m->spare = NULL;
+  struct rp_pool *old = m->current;
+  cds_list_add(&spare->node, &m->pools);
+  m->pools_created++;
+  m->resets++;
+  uint64_t gen = m->generation + 1;
+  spare->generation = gen;
+  m->generation = gen;
+  /* current_threads keeps the size the settled pool will have. */
+  __atomic_store_n(&m->current, spare, __ATOMIC_RELEASE);
+  __atomic_store_n(&m->fork_stale, true, __ATOMIC_RELEASE);
+  /* No reader of the parent's threads exists here (FORK-6: not even this
+   * thread's): the old current reference can go at once. */
+  if (rp_pool_put(old)) rp_reclaim_free_later_quiet(old);
+}
+
+static void rp_fork_child(void) {
+  rp_log_fork_child();
+  rp_reclaim_fork_child();
+  if (called_urcu_hooks) rp_rcu_fork_child();
+  rcupool_t *m = took_manager ? rp_default_peek() : NULL;
+  if (m != NULL) {
+    rp_fork_child_manager(m);
+    pthread_mutex_unlock(&m->lock);
+    pthread_mutex_unlock(&m->writer);
+  }
+  rp_default_fork_child();
+}
+
+static void rp_fork_register_once(void) {
+  fork_registered =
+      pthread_atfork(rp_fork_prepare, rp_fork_parent, rp_fork_child) == 0;
+}
+
+void rp_fork_register(void) {
+  pthread_once(&fork_once, rp_fork_register_once);
+}
+
+__attribute__((constructor)) static void rp_fork_register_at_load(void) {
+  rp_fork_register();
+}
+
+void rp_fork_settle_slow(rcupool_t *m) {
+  struct rp_log_deferred deferred;
+  pthread_mutex_lock(&m->writer);
+  rp_log_defer_begin(&deferred);
+  bool stale = __atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE);
+  size_t want = __atomic_load_n(&m->current_threads, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&m->writer);
+  rp_log_defer_end(&deferred);
+  if (!stale) return;
+  if (!fork_registered)
+    rp_log(RCUPOOL_LOG_WARN, "fork: pthread_atfork failed at load");
+  /* A reset publishes a pool of `want` threads (or finds the current one of
+   * that size) and clears fork_stale itself. */
+  int err = rcupool_reset(m, want);
+  if (err == 0) {
+    if (__atomic_exchange_n(&m->fork_stale, false, __ATOMIC_ACQ_REL))
+      rp_log(RCUPOOL_LOG_DEBUG, "fork child: manager %p settled at %zu threads",
+             (void *)m, want);
+    return;
+  }
+  if (__atomic_exchange_n(&m->fork_stale, false, __ATOMIC_ACQ_REL))
+    rp_log(RCUPOOL_LOG_ERROR,
+           "fork child: cannot start a pool of %zu threads (%d); parallel "
+           "work of the default manager runs on the calling thread until a "
+           "reset succeeds",
+           want, err);
+}

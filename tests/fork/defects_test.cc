@@ -1,0 +1,326 @@
+// Fork, log-hook and nesting defects of issue 10, each in a fresh process
+// (tests/shared/host.h: RCUPOOL_RUN_IN_CHILD), so a hang is a failure
+// after a timeout rather than a stuck test run.
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "rcupool_private/testing.h"
+#include "tests/shared/host.h"
+#include "tests/support/support.h"
+
+#if defined(RCUPOOL_URCU_MEMB)
+#include <urcu/urcu-memb.h>
+#endif
+
+using rcupool_test::ManagerSumIsRight;
+using rcupool_test::Stats;
+
+#if defined(__SANITIZE_THREAD__)
+#define SKIP_UNDER_TSAN() \
+  GTEST_SKIP() << "ThreadSanitizer does not support threads in a fork child"
+#else
+#define SKIP_UNDER_TSAN() ((void)0)
+#endif
+
+namespace {
+
+constexpr int kTimeoutS = 60;
+
+// Forks; the child runs body() and _exit()s with its result. Returns the
+// child's exit status, or -1 when it was killed by a signal or had to be
+// killed after timeout_s.
+template <typename Body>
+int ForkAndWait(Body body, int timeout_s = 20) {
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) return -2;
+  if (pid == 0) {
+    alarm(timeout_s + 5);
+    _exit(body());
+  }
+  int status = 0;
+  for (int i = 0; i < timeout_s * 100; i++) {
+    pid_t got = waitpid(pid, &status, WNOHANG);
+    if (got == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  fprintf(stderr, "child %d hung\n", (int)pid);
+  return -1;
+}
+
+struct Ids {
+  std::mutex mu;
+  std::set<pthread_t> ids;
+  std::atomic<size_t> calls{0};
+};
+
+void RecordThread(void *arg, size_t) {
+  auto *t = static_cast<Ids *>(arg);
+  std::lock_guard<std::mutex> g(t->mu);
+  t->ids.insert(pthread_self());
+  t->calls++;
+}
+
+}  // namespace
+
+// Defect 4: fork() while another thread creates the default manager.
+TEST(RcupoolDefaultFork, ForkRacingFirstDefaultChildNeitherHangsNorCrashes) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS * 2);
+  setenv("RCUPOOL_NUM_THREADS", "16", 1);
+  for (int run = 0; run < 5; run++) {
+    // Each run in a process that has not used rcupool yet.
+    int rc = ForkAndWait([run] {
+      std::thread first([] { rcupool_default(); });
+      std::this_thread::sleep_for(std::chrono::microseconds(2000 * run));
+      int child = ForkAndWait([] {
+        rcupool_t *m = rcupool_default();
+        if (m == nullptr || !ManagerSumIsRight(m, 1000)) return 1;
+        if (rcupool_reset(m, 2) != 0 || !ManagerSumIsRight(m, 1000)) return 2;
+        return rcupool_barrier(m) == 0 ? 0 : 3;
+      });
+      first.join();
+      return child;
+    }, 30);
+    EXPECT_EQ(rc, 0) << "run " << run;
+  }
+}
+
+// Defect 6: in a child whose pool creations fail, parallel work still runs
+// (on the calling thread) and does not wait for workers that do not exist.
+bool FailPoolCreate(void *, int site) {
+  return site == RP_FAULT_SITE_POOL_CREATE;
+}
+
+TEST(RcupoolDefaultFork, ChildWhosePoolCreationFailsRunsWorkOnCallingThread) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_t *m = rcupool_default();
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  int rc = ForkAndWait([m] {
+    rp_fault_set_hook(FailPoolCreate, nullptr);
+    Ids ids;
+    if (rcupool_parallelize_1d(m, RecordThread, &ids, 64, 0) != 0) return 1;
+    if (ids.calls.load() != 64) return 2;
+    if (ids.ids.size() != 1 || *ids.ids.begin() != pthread_self()) return 3;
+    rp_fault_set_hook(nullptr, nullptr);
+    // A reset then gives the child a real pool.
+    if (rcupool_reset(m, 2) != 0 || !ManagerSumIsRight(m, 1000)) return 4;
+    return rcupool_barrier(m) == 0 ? 0 : 5;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// Defect 7: the fork child handler calls no log hook, and a parent thread
+// inside the hook at fork time does not hang the child's rcupool_set_log.
+std::atomic<int> hook_calls_in_pid{0};
+std::atomic<pid_t> hook_last_pid{0};
+std::mutex hook_gate;
+std::atomic<bool> hook_block{false};
+std::atomic<bool> hook_inside{false};
+
+void RecordingHook(void *, rcupool_log_level_t, const char *) {
+  hook_last_pid = getpid();
+  if (hook_block.load()) {
+    hook_inside = true;
+    std::lock_guard<std::mutex> g(hook_gate);
+  }
+}
+
+TEST(RcupoolDefaultFork, ChildHandlerCallsNoHookAndChildCanSetLog) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_t *m = rcupool_default();
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  rcupool_set_log(RecordingHook, nullptr);
+  int rc = ForkAndWait([] { return hook_last_pid.load() == getpid() ? 1 : 0; });
+  EXPECT_EQ(rc, 0) << "the hook ran in the child before fork() returned";
+
+  // Another thread sits inside the hook across the fork.
+  std::unique_lock<std::mutex> gate(hook_gate);
+  hook_block = true;
+  std::thread t([] { rcupool_log(RCUPOOL_LOG_INFO, "blocked in the hook"); });
+  while (!hook_inside.load()) std::this_thread::yield();
+  rc = ForkAndWait([m] {
+    rcupool_set_log(nullptr, nullptr);
+    return ManagerSumIsRight(m, 100) ? 0 : 1;
+  });
+  EXPECT_EQ(rc, 0);
+  gate.unlock();
+  t.join();
+  rcupool_set_log(nullptr, nullptr);
+}
+
+// Defect 2 (and its bp twin): a child's first grace periods work.
+TEST(RcupoolDefaultFork, ChildResetThenBarrierCompletes) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_t *m = rcupool_default();
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_TRUE(ManagerSumIsRight(m, 100));
+  for (int i = 0; i < 3; i++) {
+    int rc = ForkAndWait([m] {
+      if (rcupool_reset(m, 2) != 0) return 1;
+      if (rcupool_barrier(m) != 0) return 2;
+      if (!ManagerSumIsRight(m, 100)) return 3;
+      return Stats(m).pools_alive == 1 ? 0 : 4;
+    });
+    EXPECT_EQ(rc, 0);
+  }
+}
+
+// Defect 11: a log hook may call rcupool functions (not rcupool_set_log).
+std::atomic<int> reentrant_calls{0};
+void ReentrantHook(void *, rcupool_log_level_t, const char *) {
+  rcupool_t *m = rcupool_default();
+  rcupool_stats_t s;
+  if (m != nullptr && rcupool_get_stats(m, &s) == 0) {
+    // A reset to the current size takes the writer lock and changes nothing.
+    rcupool_reset(m, rcupool_threads(m));
+    reentrant_calls++;
+  }
+}
+
+TEST(RcupoolLog, HookThatCallsRcupoolDoesNotDeadlock) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_set_log(ReentrantHook, nullptr);
+  rcupool_t *m = rcupool_default();
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_set_log(nullptr, nullptr);
+  EXPECT_GT(reentrant_calls.load(), 0);
+}
+
+// Defect 8: a task that pthreadpool runs directly on a worker of an rcupool
+// pool calls rcupool_parallelize_1d inside the pin's scope: inline.
+struct Nested {
+  rcupool_t *m;
+  pthread_t caller;
+  std::atomic<size_t> inner{0};
+  std::atomic<size_t> nested_calls{0};
+};
+
+void InnerTask(void *arg, size_t) {
+  static_cast<Nested *>(arg)->inner++;
+}
+
+void OuterDirectTask(void *arg, size_t) {
+  auto *n = static_cast<Nested *>(arg);
+  if (pthread_equal(pthread_self(), n->caller)) return;  // not detected there
+  n->nested_calls++;
+  rcupool_parallelize_1d(n->m, InnerTask, n, 8, 0);
+}
+
+TEST(RcupoolParallelize1d, FromWorkerOfDirectPthreadpoolCallRunsInline) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_options_t o{};
+  o.threads = 3;
+  rcupool_t *m = nullptr;
+  ASSERT_EQ(rcupool_create(&o, &m), 0);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  rcupool_scope_enter(&pin);
+  Nested n;
+  n.m = m;
+  n.caller = pthread_self();
+  pthreadpool_parallelize_1d(rcupool_pin_pthreadpool(&pin), OuterDirectTask,
+                             &n, 300, 0);
+  rcupool_scope_exit();
+  EXPECT_EQ(n.inner.load(), 8 * n.nested_calls.load());
+  rcupool_unpin(&pin);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+// Defect 10: barrier or destroy from a task that pthreadpool runs directly
+// (README's short use: section, rcupool_current, pthreadpool_parallelize).
+struct Direct {
+  rcupool_t *m;
+  pthread_t caller;
+  std::atomic<int> deadlk{0};
+  std::atomic<int> other{0};
+  bool destroy;
+};
+
+void BarrierTask(void *arg, size_t) {
+  auto *d = static_cast<Direct *>(arg);
+  int r = d->destroy ? rcupool_destroy(d->m) : rcupool_barrier(d->m);
+  (r == -EDEADLK ? d->deadlk : d->other)++;
+}
+
+TEST(RcupoolBarrier, FromTaskOfDirectPthreadpoolCallIsEdeadlk) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  for (bool destroy : {false, true}) {
+    rcupool_options_t o{};
+    o.threads = 3;
+    rcupool_t *m = nullptr;
+    ASSERT_EQ(rcupool_create(&o, &m), 0);
+    ASSERT_EQ(rcupool_reset(m, 2), 0);  // a retire in flight
+    ASSERT_EQ(rcupool_reset(m, 3), 0);
+    Direct d;
+    d.m = m;
+    d.caller = pthread_self();
+    d.destroy = destroy;
+    rcupool_read_lock();
+    pthreadpool_parallelize_1d(rcupool_current(m), BarrierTask, &d, 30, 0);
+    rcupool_read_unlock();
+    EXPECT_EQ(d.other.load(), 0) << (destroy ? "destroy" : "barrier");
+    EXPECT_EQ(d.deadlk.load(), 30);
+    EXPECT_EQ(rcupool_destroy(m), 0);
+  }
+}
+
+// Defect 1 (memb only): a thread liburcu-memb already counts as registered
+// is not registered again, and the application may register a thread
+// after rcupool used it.
+TEST(RcupoolMemb, ThreadRegisteredByApplicationEitherOrderDoesNotAbort) {
+#if !defined(RCUPOOL_URCU_MEMB)
+  GTEST_SKIP() << "memb flavour only";
+#else
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_t *m = rcupool_default();
+  std::thread a([m] {
+    urcu_memb_register_thread();
+    rcupool_read_lock();
+    (void)rcupool_current(m);
+    rcupool_read_unlock();
+    EXPECT_TRUE(ManagerSumIsRight(m, 100));
+    urcu_memb_unregister_thread();
+  });
+  a.join();
+  std::thread b([m] {
+    rcupool_read_lock();
+    (void)rcupool_current(m);
+    rcupool_read_unlock();
+    urcu_memb_register_thread();
+    rcupool_read_lock();
+    rcupool_read_unlock();
+    urcu_memb_unregister_thread();
+  });
+  b.join();
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  EXPECT_EQ(rcupool_barrier(m), 0);
+#endif
+}
