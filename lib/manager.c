@@ -6,7 +6,7 @@
  *       m->pools.
  *   M2. destroy frees nothing while any pin is held (-EBUSY), and frees the
  *       manager only after every pool is off m->pools and every callback
- *       that could touch m has returned (a final rcu_barrier). An unpin never
+ *       that could touch m has returned (a final drain of the reclaim queue). An unpin never
  *       touches the manager after its decrement (pin.c), so "no pin seen" is
  *       final: the only later users of m are callbacks, which the barrier
  *       covers.

@@ -6,7 +6,7 @@
  *   - grace period: everything a reader did before leaving its read-side
  *     section happens before the grace-period callback (or the return of
  *     synchronize_rcu) that follows. Readers release rp_tsan_gp_token just
- *     before they leave; call_rcu callers release it just before queueing;
+ *     before they leave; reclaim-queue pushers release it just before queueing;
  *     callbacks acquire it first; synchronize_rcu callers acquire it after.
  *   - pthreadpool dispatch: the caller's writes happen before each task, and
  *     each task happens before pthreadpool_parallelize_* returns
