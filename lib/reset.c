@@ -60,7 +60,15 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
   /* Only this function (under writer) changes m->current. */
   struct rp_pool *old = m->current;
   if (old->threads == threads && !old->fork_orphan) {
-    __atomic_store_n(&m->fork_stale, false, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE)) {
+      /* A fork child's spare already has the size asked for: it is the
+       * settled pool, and the count reported from now on is its own
+       * (FORK-5; until now current_threads held the size to settle at). */
+      pthread_mutex_lock(&m->lock);
+      __atomic_store_n(&m->current_threads, threads, __ATOMIC_RELAXED);
+      __atomic_store_n(&m->fork_stale, false, __ATOMIC_RELEASE);
+      pthread_mutex_unlock(&m->lock);
+    }
     pthread_mutex_unlock(&m->writer);
     return 0;
   }

@@ -234,11 +234,15 @@ TEST(RcupoolPinSized, OfRetiredPoolSizeReusesThatPool) {
 
 TEST(RcupoolPinSized, RetiredPoolWithinGracePeriodIsReusedNotDuplicated) {
   Manager m(3);
-  ASSERT_EQ(rcupool_reset(m, 1), 0);
-  // No barrier: the 3 is still within its grace period.
   rcupool_pin_t pin{};
+  // This thread holds a read-side section, so the 3 stays within its grace
+  // period (its retire callback cannot run) while the sized pin looks.
+  rcupool_read_lock();
+  ASSERT_EQ(rcupool_reset(m, 1), 0);
   ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
-  EXPECT_EQ(Stats(m).pools_created, 2u);
+  const uint64_t created = Stats(m).pools_created;
+  rcupool_read_unlock();
+  EXPECT_EQ(created, 2u);
   ASSERT_EQ(rcupool_barrier(m), 0);
   rcupool_stats_t s = Stats(m);
   EXPECT_EQ(s.pools_alive, 2u);

@@ -187,6 +187,31 @@ TEST(RcupoolDefaultFork, ChildResetThenBarrierCompletes) {
   }
 }
 
+// A fork child's first reset to 1 thread (the size of the spare pool the
+// child handler published) reports 1 thread afterwards, and every count in
+// 1..4 is reported as set, in stats and in rcupool_threads().
+TEST(RcupoolDefaultFork, ChildResetToEachCountReportsThatCount) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_t *m = rcupool_default();
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  for (size_t n = 1; n <= 4; n++) {
+    int rc = ForkAndWait([m, n] {
+      if (rcupool_reset(m, n) != 0) return 1;
+      if (rcupool_threads(m) != n) return 2;
+      if (Stats(m).threads != n) return 3;
+      if (!ManagerSumIsRight(m, 100)) return 4;
+      pthreadpool_t tp = nullptr;
+      rcupool_read_lock();
+      tp = rcupool_current(m);
+      size_t tp_threads = pthreadpool_get_threads_count(tp);
+      rcupool_read_unlock();
+      return tp_threads == n ? 0 : 5;
+    });
+    EXPECT_EQ(rc, 0) << "reset to " << n << " in the child";
+  }
+}
+
 // Defect 11: a log hook may call rcupool functions (not rcupool_set_log).
 std::atomic<int> reentrant_calls{0};
 void ReentrantHook(void *, rcupool_log_level_t, const char *) {
