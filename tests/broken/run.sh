@@ -41,7 +41,7 @@ for v in "${variants[@]}"; do
   (cd "$tree" && bazel --output_base="$work/ob-$v" shutdown) >/dev/null 2>&1
   caught=1
   for t in ${expect[$v]}; do
-    if echo "$out" | grep -qE "^$t +(FAILED|TIMEOUT)"; then
+    if echo "$out" | grep -E "^$t +(FAILED|TIMEOUT)" >/dev/null; then
       echo "  $t failed, as it must"
       log="$work/ob-$v/execroot/rcupool/bazel-out/k8-fastbuild/testlogs/${t#//}"
       log="${log/://}/test.log"

@@ -28,11 +28,11 @@ build() {  # build SOURCE_DIR BUILD_DIR [cmake args...]
 build tests/cmake_consumer "$tmp/consumer" -DRCUPOOL_CONSUMER_LINK="$link"
 exe="$tmp/consumer/consumer"
 if [ "$link" = shared ]; then
-  readelf -d "$exe" | grep -q 'Shared library: \[librcupool.so.0\]' ||
+  readelf -d "$exe" | grep 'Shared library: \[librcupool.so.0\]' >/dev/null ||
     fail "the shared consumer does not need librcupool.so.0"
 else
-  readelf -d "$exe" | grep -q 'librcupool' && fail "the static consumer needs librcupool"
-  nm "$exe" | grep -q ' T rcupool_default$' || fail "the static consumer lacks rcupool_default"
+  readelf -d "$exe" | grep 'librcupool' >/dev/null && fail "the static consumer needs librcupool"
+  nm "$exe" | grep ' T rcupool_default$' >/dev/null || fail "the static consumer lacks rcupool_default"
 fi
 out=$("$exe") || fail "consumer exited with $?"
 echo "$out"
@@ -41,7 +41,7 @@ grep -q "^consumer ok: $link library" <<<"$out" || fail "unexpected output"
 if [ "$link" = shared ]; then
   # ExecuTorch's thread-pool API, linked as rcupool::executorch_threadpool.
   et="$tmp/consumer/executorch_consumer"
-  readelf -d "$et" | grep -q 'Shared library: \[librcupool_executorch.so.0\]' ||
+  readelf -d "$et" | grep 'Shared library: \[librcupool_executorch.so.0\]' >/dev/null ||
     fail "executorch_consumer does not need librcupool_executorch.so.0"
   out=$("$et") || fail "executorch_consumer exited with $?"
   echo "$out"

@@ -13,7 +13,7 @@ RCUPOOL_ELF_XNNPACK_LIBRARY="$lib/librcupool_xnnpack.so.0" \
   tests/shared/elf_test --gtest_filter='*SharedLibraryElf.*' ||
   fail "tests/shared/elf_test on the CMake libraries"
 
-readelf -d "$lib/librcupool.so.0" | grep -q RUNPATH && fail "librcupool.so.0 has a RUNPATH"
+readelf -d "$lib/librcupool.so.0" | grep RUNPATH >/dev/null && fail "librcupool.so.0 has a RUNPATH"
 readelf -d "$lib/librcupool_xnnpack.so.0" |
   grep -q 'Library runpath: \[\$ORIGIN\]' || fail "backend RUNPATH is not \$ORIGIN"
 tools/check_one_definer "$lib" || fail "check_one_definer $lib"

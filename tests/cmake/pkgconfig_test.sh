@@ -39,7 +39,7 @@ for compiler in cc clang; do
     r=$("$out/$p") || fail "$compiler: $p exited with $?"
     echo "$compiler: $r"
   done
-  readelf -d "$out/pool" | grep -q 'Shared library: \[librcupool.so.0\]' || fail "pool: no librcupool.so.0"
+  readelf -d "$out/pool" | grep 'Shared library: \[librcupool.so.0\]' >/dev/null || fail "pool: no librcupool.so.0"
 done
 
 # Two plugins of the backend in one host that links no rcupool.
@@ -48,7 +48,7 @@ for name in a b; do
     $src/plugin.c $xflags -lm $rpath || fail "plugin $name"
 done
 cc $cflags -o "$tmp/host" $src/host.c -ldl || fail "host"
-readelf -d "$tmp/host" | grep -q librcupool && fail "the host links rcupool"
+readelf -d "$tmp/host" | grep librcupool >/dev/null && fail "the host links rcupool"
 r=$("$tmp/host" "$tmp/libplugin_a.so" "$tmp/libplugin_b.so") || fail "host exited with $?"
 echo "$r"
 tools/check_one_definer "$tmp" "$prefix/lib" || fail "more than one definer"

@@ -17,7 +17,7 @@ real=$(cd "$lib" && ls librcupool.so.*.*.*)
 [ "$(readlink "$lib/librcupool.so.0")" = "$real" ] || fail "librcupool.so.0 -> $(readlink "$lib/librcupool.so.0")"
 [ -L "$lib/librcupool.so" ] || fail "librcupool.so is not a link"
 [ "$(readlink "$lib/librcupool.so")" = "librcupool.so.0" ] || fail "librcupool.so -> $(readlink "$lib/librcupool.so")"
-readelf -d "$lib/$real" | grep -q 'Library soname: \[librcupool.so.0\]' || fail "soname"
+readelf -d "$lib/$real" | grep 'Library soname: \[librcupool.so.0\]' >/dev/null || fail "soname"
 [ -f "$lib/pkgconfig/rcupool.pc" ] || fail "no rcupool.pc"
 [ -f "$lib/librcupool.a" ] || fail "no librcupool.a"
 [ -f "$prefix/include/rcupool/rcupool.hpp" ] || fail "no rcupool.hpp"
@@ -36,7 +36,7 @@ echo "pkg-config --cflags --libs rcupool: $flags"
 [ "$(pkg-config --modversion rcupool)" = "${real#librcupool.so.}" ] || fail "modversion"
 
 cc -std=c11 -Wall -Werror -o "$tmp/hello" tests/install/hello.c $flags
-readelf -d "$tmp/hello" | grep -q 'Shared library: \[librcupool.so.0\]' ||
+readelf -d "$tmp/hello" | grep 'Shared library: \[librcupool.so.0\]' >/dev/null ||
   fail "hello does not need librcupool.so.0"
 
 out=$(LD_LIBRARY_PATH="$lib" "$tmp/hello") || fail "hello exited with $?"
