@@ -182,6 +182,28 @@ RCUPOOL_API int rcupool_barrier(rcupool_t *m);
  * A section must be short (it delays the freeing of retired pools) and must
  * be left on the thread that entered it. Do not call rcupool_barrier() or
  * rcupool_destroy() inside one.
+ *
+ * Signal handlers. Exactly these are async-signal-safe, and nothing else of
+ * rcupool is:
+ *   urcu-bp (the default flavour): rcupool_read_lock(), rcupool_current()
+ *     and rcupool_read_unlock(), in a handler running on a thread that has
+ *     already completed one read-side section outside any handler and is
+ *     not exiting. The first section of a thread registers it with
+ *     liburcu-bp, and thread exit unregisters it; both take liburcu-bp's
+ *     registry lock, so a section in a handler that interrupts either (or
+ *     that is the thread's first) may deadlock.
+ *   memb (RCUPOOL_URCU_MEMB): the same three, only on a thread the
+ *     application itself registered with urcu_memb_register_thread() before
+ *     signals may arrive, and unregisters after. On any other thread rcupool
+ *     registers the thread for each outermost section (lib/memb.c), which
+ *     takes locks: never call them from a handler there.
+ * A section in a handler nests inside the interrupted thread's section,
+ * if any, and must be left before the handler returns. rcupool's own
+ * threads (pool workers, which exit when their pool is freed, and the
+ * reclaim thread) are none of the threads above: a process-directed signal
+ * whose handler runs a section must be blocked in them (they inherit the
+ * signal mask of the thread that creates the pool or first needs the
+ * reclaim thread), or be sent to chosen threads with pthread_kill().
  */
 RCUPOOL_API void rcupool_read_lock(void);
 RCUPOOL_API void rcupool_read_unlock(void);

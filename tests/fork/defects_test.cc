@@ -412,6 +412,78 @@ TEST(RcupoolParallelize1d, TaskUnpinsScopePinOfRetiredPoolRunsAllItemsPoolFreedA
   EXPECT_EQ(rcupool_destroy(m), 0);
 }
 
+// Defect 13: what rcupool_read_lock() promises in a signal handler
+// (include/rcupool/rcupool.h): on a thread past its first section (memb:
+// registered by the application), a handler may run a section and
+// rcupool_current() while the thread runs sections of its own and another
+// thread resets (grace periods in flight). No deadlock, no NULL pool.
+rcupool_t *g_sig_manager;
+std::atomic<long> g_sig_handled{0};
+std::atomic<long> g_sig_bad{0};
+
+void SectionHandler(int) {
+  rcupool_read_lock();
+  if (rcupool_current(g_sig_manager) == nullptr) g_sig_bad++;
+  rcupool_read_unlock();
+  g_sig_handled++;
+}
+
+TEST(RcupoolReadLock, InSignalHandlerOnThreadPastFirstSectionNeverDeadlocks) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  static_assert(std::atomic<long>::is_always_lock_free, "handler counters");
+  g_sig_manager = rcupool_default();
+  struct sigaction sa {};
+  sa.sa_handler = SectionHandler;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &sa, nullptr), 0);
+  std::atomic<bool> ready{false}, stop{false}, stop_resets{false};
+  std::atomic<long> sections{0}, resets_bad{0};
+  std::thread target([&] {
+#if defined(RCUPOOL_URCU_MEMB)
+    urcu_memb_register_thread();
+#endif
+    rcupool_read_lock();  // the first section, outside any handler
+    rcupool_read_unlock();
+    ready = true;
+    while (!stop) {
+      rcupool_read_lock();
+      if (rcupool_current(g_sig_manager) == nullptr) g_sig_bad++;
+      rcupool_read_unlock();
+      sections++;
+    }
+    // Signals still pending stay blocked and die with the thread: no
+    // handler runs while the thread exits (not covered by the promise).
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1, nullptr);
+#if defined(RCUPOOL_URCU_MEMB)
+    urcu_memb_unregister_thread();
+#endif
+  });
+  std::thread resetter([&] {
+    for (int i = 0; !stop_resets; i++)
+      if (rcupool_reset(g_sig_manager, 1 + i % 2) != 0) resets_bad++;
+  });
+  while (!ready) std::this_thread::yield();
+  for (int i = 0; i < 3000; i++) {
+    ASSERT_EQ(pthread_kill(target.native_handle(), SIGUSR1), 0);
+    if (i % 8 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  while (g_sig_handled.load() == 0) std::this_thread::yield();
+  stop_resets = true;
+  resetter.join();
+  stop = true;
+  target.join();
+  EXPECT_GT(g_sig_handled.load(), 0);
+  EXPECT_GT(sections.load(), 0);
+  EXPECT_EQ(g_sig_bad.load(), 0);
+  EXPECT_EQ(resets_bad.load(), 0);
+  EXPECT_EQ(rcupool_barrier(g_sig_manager), 0);
+}
+
 // Defect 1 (memb only): a thread liburcu-memb already counts as registered
 // is not registered again, and the application may register a thread
 // after rcupool used it.
