@@ -43,7 +43,9 @@
  *           (queued for the reclaim thread, which starts on the next need)
  *           and marks the manager stale. A pool already at refs zero whose
  *           hand-over to the reclaim thread the fork cut off (its unpinning
- *           thread does not exist here) is queued.
+ *           thread does not exist here) is queued. The dispatch references
+ *           of threads that do not exist here are dropped (lib/parallel.c, S6); a pool
+ *           that reaches zero by that is queued as well.
  *   FORK-5. A stale manager is settled by the first call that needs its
  *           real pool (rcupool_parallelize_1d outside a scope, rcupool_pin,
  *           or a reset, which settles by itself): a pool of the manager's
@@ -138,7 +140,14 @@ static void rp_fork_child_manager(rcupool_t *m) {
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
     p->fork_orphan = true;
-    /* Dropped to zero by a thread that was about to hand it over. */
+    /* Dispatch references of threads that do not exist here are dropped;
+     * this thread's own, if it forked from a task of its own dispatch,
+     * stays (its put comes when that call returns). */
+    size_t keep = p == rp_parallel_dispatching() ? RP_DISPATCH_REF : 0;
+    __atomic_store_n(&p->refs, rp_pool_counted_refs(p) + keep,
+                     __ATOMIC_RELAXED);
+    /* Dropped to zero by a thread that was about to hand it over, or by
+     * the line above. */
     if (rp_pool_refs(p) == 0) rp_reclaim_fork_child_adopt(p);
   }
   struct rp_pool *spare = m->spare;

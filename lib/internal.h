@@ -7,6 +7,13 @@
  *              + 1 while the pool is current          ("current reference")
  *              + 1 per retire whose grace-period callback has not yet run
  *                                                     ("retire references")
+ *              + RP_DISPATCH_REF per rcupool_parallelize_1d() dispatching
+ *                on it                                ("dispatch references")
+ *
+ *   Dispatch references live in the high half of the same atomic word, so
+ *   one load gives both counts exactly: rp_pool_counted_refs() (the low
+ *   half) is what the pin-count formulas of manager.c and reclaim.c use,
+ *   and a dispatch never shows as a pin. Zero still means zero of all.
  *
  *   A pool started by rcupool_pin_sized() is never current until a reset
  *   reuses it: its refs are its pins only (generation 0), and the unpin that
@@ -142,6 +149,15 @@ bool rp_pool_tryget(struct rp_pool *p);
 /* Drops one reference; true if it was the last. */
 bool rp_pool_put(struct rp_pool *p);
 
+/* One dispatch reference (see the top of this file). Taken only where the
+ * pool cannot be at zero (inside a read-side section on the current pool,
+ * or on a pool the caller's scope pin holds); put returns true if it was
+ * the pool's last reference: the caller then hands it to the reclaim
+ * thread (rp_reclaim_free_later) and touches it no more. */
+#define RP_DISPATCH_REF ((size_t)1 << 32)
+void rp_pool_get_dispatch(struct rp_pool *p);
+bool rp_pool_put_dispatch(struct rp_pool *p);
+
 /* Joins the pool's threads and frees it. Called with no lock held, on the
  * reclaim thread, or by rcupool_destroy()/rcupool_create() cleanup. */
 void rp_pool_free(struct rp_pool *p);
@@ -151,6 +167,11 @@ void rp_pool_check(const struct rp_pool *p, const char *where);
 
 static inline size_t rp_pool_refs(const struct rp_pool *p) {
   return __atomic_load_n(&p->refs, __ATOMIC_ACQUIRE);
+}
+
+/* refs without the dispatch references: pins + current + retires. */
+static inline size_t rp_pool_counted_refs(const struct rp_pool *p) {
+  return rp_pool_refs(p) & (RP_DISPATCH_REF - 1);
 }
 
 /* --- reclaim.c: grace-period callbacks and freeing ------------------------ */
@@ -206,6 +227,10 @@ RP_READ_SIDE_API void rp_read_unlock(void);
 /* True on a thread that is running a task dispatched by rcupool, or that is
  * a worker thread of any rcupool pool (whoever dispatched its task). */
 bool rp_in_task(void);
+
+/* The pool the calling thread holds a dispatch reference on (at most one:
+ * a nested call runs inline and takes none), or NULL. */
+const struct rp_pool *rp_parallel_dispatching(void);
 
 /* Records p's worker threads as workers of an rcupool pool (called once by
  * rp_pool_create on a new pool, on the creating thread). */

@@ -11,7 +11,11 @@
  *       final: the only later users of m are callbacks, which the barrier
  *       covers.
  *   M3. pins = sum over pools of refs - (1 if current) - retires_pending,
- *       read under m->lock, where retires_pending and "current" cannot move.
+ *       read under m->lock, where retires_pending and "current" cannot move;
+ *       refs here is rp_pool_counted_refs(), without the dispatch
+ *       references of running rcupool_parallelize_1d() calls (one atomic
+ *       load: a dispatch never counts as a pin). A retired pool held only
+ *       by a dispatch counts as kept until that dispatch frees it.
  *       A never-current pool (generation 0) has no base reference: all its
  *       refs are pins.
  *   M4. Under m->lock every alive pool is in exactly one of: current,
@@ -80,7 +84,7 @@ size_t rp_manager_pins_locked(const rcupool_t *m) {
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
     size_t base = p->retires_pending + (p == m->current ? 1 : 0);
-    size_t refs = rp_pool_refs(p);
+    size_t refs = rp_pool_counted_refs(p);
     if (refs > base) pins += refs - base;
   }
   return pins;
@@ -163,14 +167,15 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   s.pools_freed = m->pools_freed;
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
-    size_t refs = rp_pool_refs(p);
+    size_t all_refs = rp_pool_refs(p);
+    size_t refs = all_refs & (RP_DISPATCH_REF - 1);
     bool is_current = p == m->current;
     size_t base = p->retires_pending + (is_current ? 1 : 0);
     s.pools_alive++;
     s.threads_alive += p->threads;
     if (refs > base) s.pins += refs - base;
     s.frees_pending += p->retires_pending;
-    if (refs == 0)
+    if (all_refs == 0)
       s.frees_pending++; /* an unpin has handed it to the reclaim thread */
     else if (!is_current && p->generation == 0)
       s.pools_never_current++; /* started for rcupool_pin_sized() */

@@ -5,10 +5,26 @@
  *   S1. A thread's scope stack holds pins its caller keeps pinned until the
  *       matching exit; a call on manager m uses the innermost entry whose
  *       pin belongs to m, so a scope never leaks into another manager.
- *   S2. Work dispatched here either runs on a pinned pool (scope) or inside
- *       a read-side section held for the whole call, so the pool cannot be
- *       freed while its tasks run (unless a task unpins the scope's own
- *       pin: a misuse, README).
+ *   S2. A dispatch holds its own dispatch reference on the pool it runs on
+ *       (lib/internal.h) from before the first task starts until the last
+ *       one returned, and no read-side section while tasks run: outside a
+ *       scope the reference is taken inside a short section on the current
+ *       pool (refs >= 1 there: its current or retire reference) and the
+ *       section ends before dispatch; inside a scope it is taken on the
+ *       scope pin's pool, which the pin holds. So a task may fork (no
+ *       section of the dispatching thread holds up a grace period), and a
+ *       task may unpin the pin of the scope it was dispatched from: the
+ *       pool then lives until the dispatch drops its reference, and that
+ *       put, if last, hands the pool to the reclaim thread (single freer).
+ *       Dispatch references never count as pins (stats, destroy).
+ *   S5. Inside a scope, the pin is read once, before dispatch, into locals
+ *       (pool, pthreadpool, threads): no field of the pin is read after a
+ *       task may have unpinned it. A later call in the same scope finds
+ *       the pin empty and aborts with a message (S1 broken by the caller).
+ *   S6. A thread holds at most one dispatch reference (nested calls run
+ *       inline, S3), recorded in `dispatching`. The fork child handler
+ *       (lib/fork.c, FORK-4) drops the dispatch references of every other
+ *       thread of the parent, which do not exist in the child.
  *   S3. A thread is "in a task" when it runs a task dispatched here
  *       (task_depth > 0) or is a worker thread of any rcupool pool
  *       (worker_of != NULL: set once on each worker when its pool is
@@ -40,7 +56,11 @@ static __thread struct rp_scope_stack scope;
 static __thread unsigned task_depth;
 static __thread const struct rp_pool *worker_of;
 
+static __thread const struct rp_pool *dispatching;
+
 bool rp_in_task(void) { return task_depth != 0 || worker_of != NULL; }
+
+const struct rp_pool *rp_parallel_dispatching(void) { return dispatching; }
 
 struct rp_census {
   const struct rp_pool *pool;
@@ -160,8 +180,9 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
     return 0;
   }
   const rcupool_pin_t *pin = rp_scope_find(m);
+  struct rp_pool *p;
   if (pin != NULL) {
-    struct rp_pool *p = pin->pool_;
+    p = pin->pool_; /* S5: the only read of the pin */
     if (p == NULL) {
       /* S1 broken by the caller: the pin was released inside its scope. */
       rp_log(RCUPOOL_LOG_ERROR,
@@ -169,21 +190,22 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
              "before the scope was left");
       abort();
     }
-    if (p->fork_orphan) {
-      /* Pinned before fork(): its workers are gone in this process. */
-      rp_run_inline(task, ctx, range);
-      return 0;
-    }
-    rp_dispatch(pin->threadpool_, pin->threads_, task, ctx, range, flags);
-    return 0;
+    rp_pool_get_dispatch(p); /* the pin holds p (S2) */
+  } else {
+    rp_fork_settle(m);
+    rp_read_lock();
+    p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
+    rp_pool_get_dispatch(p); /* current: refs >= 1 in the section (S2) */
+    rp_read_unlock();
   }
-  rp_fork_settle(m);
-  rp_read_lock();
-  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
+  dispatching = p;
+  /* Pinned before fork(), or a fork child that could not settle: the
+   * pool's workers are gone in this process. */
   if (p->fork_orphan)
-    rp_run_inline(task, ctx, range); /* a fork child that could not settle */
+    rp_run_inline(task, ctx, range);
   else
     rp_dispatch(p->tp, p->threads, task, ctx, range, flags);
-  rp_read_unlock();
+  dispatching = NULL;
+  if (rp_pool_put_dispatch(p)) rp_reclaim_free_later(p);
   return 0;
 }

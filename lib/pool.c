@@ -106,6 +106,25 @@ bool rp_pool_put(struct rp_pool *p) {
   return old == 1;
 }
 
+void rp_pool_get_dispatch(struct rp_pool *p) {
+  size_t old = __atomic_fetch_add(&p->refs, RP_DISPATCH_REF, __ATOMIC_RELAXED);
+  if (old == 0) {
+    fprintf(stderr, "rcupool: parallelize: pool %p reached at refs 0\n",
+            (void *)p);
+    abort();
+  }
+}
+
+bool rp_pool_put_dispatch(struct rp_pool *p) {
+  size_t old = __atomic_fetch_sub(&p->refs, RP_DISPATCH_REF, __ATOMIC_ACQ_REL);
+  if (old < RP_DISPATCH_REF) {
+    fprintf(stderr, "rcupool: dispatch reference underflow on pool %p\n",
+            (void *)p);
+    abort();
+  }
+  return old == RP_DISPATCH_REF;
+}
+
 void rp_pool_check(const struct rp_pool *p, const char *where) {
   if (p->canary != RP_POOL_CANARY) {
     fprintf(stderr, "rcupool: %s: pool %p used after free (canary %#llx)\n",

@@ -179,12 +179,12 @@ static void rp_retire_cb(struct rp_work *w) {
   pthread_mutex_lock(&m->lock);
   rp_reclaim_commit();
   p->retires_pending--;
-  size_t pins = rp_pool_refs(p) - 1 - p->retires_pending -
+  size_t pins = rp_pool_counted_refs(p) - 1 - p->retires_pending -
                 (p == m->current ? 1 : 0);
   bool last = rp_pool_put(p);
   /* During rcupool_destroy() current is NULL and nothing is kept. */
   bool kept = !last && m->current != NULL && p != m->current &&
-              p->retires_pending == 0;
+              p->retires_pending == 0 && pins > 0;
   /* Read under the lock: once it is dropped, the
    * last holder (an unpin's free, or rcupool_destroy()) may free p. */
   const size_t threads = p->threads;

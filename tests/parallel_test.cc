@@ -1,6 +1,7 @@
 // rcupool_parallelize_1d and scopes: which pool runs the work.
 #include <errno.h>
 
+#include <atomic>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -129,4 +130,77 @@ TEST(RcupoolParallelize1d, ConcurrentCallersWithResetsAllComputeRight) {
   EXPECT_EQ(wrong.load(), 0);
   ASSERT_EQ(rcupool_barrier(m), 0);
   EXPECT_EQ(rcupool_test::Stats(m).pools_alive, 1u);
+}
+
+namespace {
+
+struct StatsProbe {
+  rcupool_t *m;
+  rcupool_pin_t *unpin;  // unpinned by item 0 when not NULL
+  std::atomic<size_t> items{0};
+  std::atomic<size_t> pins_max{0};
+  std::atomic<int> stats_err{0};
+};
+
+void ProbeTask(void *arg, size_t i) {
+  auto *p = static_cast<StatsProbe *>(arg);
+  if (i == 0 && p->unpin != nullptr) rcupool_unpin(p->unpin);
+  rcupool_stats_t s{};
+  if (rcupool_get_stats(p->m, &s) != 0) p->stats_err++;
+  size_t seen = p->pins_max.load();
+  while (s.pins > seen && !p->pins_max.compare_exchange_weak(seen, s.pins)) {
+  }
+  p->items++;
+}
+
+}  // namespace
+
+// The reference a dispatch holds on its pool is not a pin: stats seen from
+// inside the tasks count only the caller's pins.
+TEST(RcupoolParallelize1d, DispatchReferenceNeverCountsAsPinInStats) {
+  Manager m(2);
+  StatsProbe outside;
+  outside.m = m;
+  outside.unpin = nullptr;
+  ASSERT_EQ(rcupool_parallelize_1d(m, ProbeTask, &outside, 64, 0), 0);
+  EXPECT_EQ(outside.items.load(), 64u);
+  EXPECT_EQ(outside.pins_max.load(), 0u);
+  EXPECT_EQ(outside.stats_err.load(), 0);
+
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  rcupool_scope_enter(&pin);
+  StatsProbe inside;
+  inside.m = m;
+  inside.unpin = nullptr;
+  ASSERT_EQ(rcupool_parallelize_1d(m, ProbeTask, &inside, 64, 0), 0);
+  rcupool_scope_exit();
+  rcupool_unpin(&pin);
+  EXPECT_EQ(inside.pins_max.load(), 1u);
+}
+
+// Defect 12 without a child process, so ThreadSanitizer sees it: a task
+// unpins the scope's pin, the last reference of a retired pool; the
+// dispatch keeps the pool until it returns, then it is freed.
+TEST(RcupoolParallelize1d, TaskUnpinsLastPinOfScopeAllItemsRunPoolFreedAfterCall) {
+  Manager m(2);
+  for (int round = 0; round < 4; round++) {
+    rcupool_pin_t pin{};
+    ASSERT_EQ(rcupool_pin(m, &pin), 0);
+    ASSERT_EQ(rcupool_reset(m, round % 2 == 0 ? 3 : 2), 0);
+    ASSERT_EQ(rcupool_barrier(m), 0);
+    StatsProbe p;
+    p.m = m;
+    p.unpin = &pin;
+    rcupool_scope_enter(&pin);
+    ASSERT_EQ(rcupool_parallelize_1d(m, ProbeTask, &p, 64, 0), 0);
+    rcupool_scope_exit();
+    EXPECT_EQ(p.items.load(), 64u);
+    EXPECT_EQ(p.stats_err.load(), 0);
+    ASSERT_EQ(rcupool_barrier(m), 0);
+    rcupool_stats_t s{};
+    ASSERT_EQ(rcupool_get_stats(m, &s), 0);
+    EXPECT_EQ(s.pins, 0u);
+    EXPECT_EQ(s.pools_alive, 1u);
+  }
 }

@@ -182,6 +182,28 @@ RCUPOOL_API int rcupool_barrier(rcupool_t *m);
  * A section must be short (it delays the freeing of retired pools) and must
  * be left on the thread that entered it. Do not call rcupool_barrier() or
  * rcupool_destroy() inside one.
+ *
+ * Signal handlers. Exactly these are async-signal-safe, and nothing else of
+ * rcupool is:
+ *   urcu-bp (the default flavour): rcupool_read_lock(), rcupool_current()
+ *     and rcupool_read_unlock(), in a handler running on a thread that has
+ *     already completed one read-side section outside any handler and is
+ *     not exiting. The first section of a thread registers it with
+ *     liburcu-bp, and thread exit unregisters it; both take liburcu-bp's
+ *     registry lock, so a section in a handler that interrupts either (or
+ *     that is the thread's first) may deadlock.
+ *   memb (RCUPOOL_URCU_MEMB): the same three, only on a thread the
+ *     application itself registered with urcu_memb_register_thread() before
+ *     signals may arrive, and unregisters after. On any other thread rcupool
+ *     registers the thread for each outermost section (lib/memb.c), which
+ *     takes locks: never call them from a handler there.
+ * A section in a handler nests inside the interrupted thread's section,
+ * if any, and must be left before the handler returns. rcupool's own
+ * threads (pool workers, which exit when their pool is freed, and the
+ * reclaim thread) are none of the threads above: a process-directed signal
+ * whose handler runs a section must be blocked in them (they inherit the
+ * signal mask of the thread that creates the pool or first needs the
+ * reclaim thread), or be sent to chosen threads with pthread_kill().
  */
 RCUPOOL_API void rcupool_read_lock(void);
 RCUPOOL_API void rcupool_read_unlock(void);
@@ -269,10 +291,13 @@ RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
  * last holder of a retired pool, the pool is handed to the reclaim thread;
  * it is never destroyed on the calling thread, so a task may unpin the pool
  * it runs on. The pool may then be destroyed as soon as the caller of that
- * parallel call holds nothing on it: work dispatched by
- * rcupool_parallelize_1d() outside a scope holds a read-side section for the
- * whole call, but a pthreadpool_parallelize_*() made directly on the pinned
- * pthreadpool_t holds nothing, so its caller must keep a pin of its own.
+ * parallel call holds nothing on it: rcupool_parallelize_1d() (in a scope or
+ * not) holds a reference of its own on the pool it dispatches to for the
+ * whole call, so a task may unpin even the pin of the scope it was
+ * dispatched from (a later parallel call in that scope then aborts, see
+ * rcupool_scope_enter()); but a pthreadpool_parallelize_*() made directly on
+ * the pinned pthreadpool_t holds nothing, so its caller must keep a pin of
+ * its own.
  * Threads: any; one pin must not be unpinned by two threads at once. Never
  * blocks.
  */
@@ -321,8 +346,12 @@ RCUPOOL_API void rcupool_scope_exit(void);
  * all are done. Equivalent to:  for (i = 0; i < range; i++) task(ctx, i);
  *
  * The pool is the innermost scope's pool if this thread is in a scope of m,
- * else m's current pool, read inside a read-side section held for the
- * duration of the call. Called from inside a task of any rcupool pool
+ * else m's current pool. Either way the call takes its own reference on that
+ * pool before the first task starts and drops it after the last one ended
+ * (it never counts as a pin in rcupool_get_stats()), and holds no read-side
+ * section while tasks run: a task may unpin the pin of the scope it was
+ * dispatched from, and may fork() (the child should exec or _exit: the
+ * pool's other threads do not exist there). Called from inside a task of any rcupool pool
  * (nested parallelism), the loop runs inline on the calling thread: a task
  * dispatched by rcupool on any thread, or any task on a worker thread of an
  * rcupool pool. Not detected: a task running on the very thread that called

@@ -19,6 +19,13 @@
  *       pin for its whole life and never changes pool: it is never stale,
  *       and refresh leaves it as it is. Its width is the one asked for,
  *       whatever resets of the current pool happen.
+ *   X6. rt->probe_pool is the pool rcupool_xnn_runtime_is_stale() compares
+ *       with the current pool, and the only field of rt it reads besides
+ *       the immutable manager and sized: is_stale may run on any thread,
+ *       refresh overwrites rt->pin. It is stored atomically, by refresh
+ *       with the new pool before the old pin is released, so it always
+ *       names a pool rt holds pinned (never a freed address that a new
+ *       pool could take).
  *
  * ThreadSanitizer: XNNPACK and pthreadpool are not instrumented. The
  * partitions of a fully-connected runtime touch the caller's buffers only
@@ -37,6 +44,7 @@ struct rcupool_xnn_runtime {
   xnn_runtime_t xnn;
   uint32_t flags;     /* xnn_create_runtime_v2 flags, reused by refresh */
   bool sized;         /* created on a sized pin (X5) */
+  void *probe_pool;   /* atomic: rt->pin's pool, for is_stale (X6) */
 };
 
 static int rp_xnn_init(void) {
@@ -90,6 +98,7 @@ static int rp_xnn_create(rcupool_t *m, bool sized, size_t threads,
     return err;
   }
   rt->manager = m;
+  __atomic_store_n(&rt->probe_pool, rt->pin.pool_, __ATOMIC_RELEASE);
   rt->flags = xnn_flags;
   rt->sized = sized;
   rcupool_log(RCUPOOL_LOG_DEBUG,
@@ -134,7 +143,13 @@ int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt) {
 }
 
 bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt) {
-  return rt != NULL && !rt->sized && !rcupool_pin_is_current(&rt->pin);
+  if (rt == NULL || rt->sized) return false;
+  /* A probe with only what rcupool_pin_is_current() reads: the pool's
+   * address and the manager, never rt->pin itself (X6). */
+  rcupool_pin_t probe = {0};
+  probe.pool_ = __atomic_load_n(&rt->probe_pool, __ATOMIC_ACQUIRE);
+  probe.manager_ = rt->manager;
+  return !rcupool_pin_is_current(&probe);
 }
 
 int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
@@ -157,6 +172,7 @@ int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
               (unsigned long long)rcupool_pin_generation(&rt->pin),
               rcupool_pin_threads(&pin),
               (unsigned long long)rcupool_pin_generation(&pin));
+  __atomic_store_n(&rt->probe_pool, pin.pool_, __ATOMIC_RELEASE);
   rp_xnn_release(rt->xnn, &rt->pin);
   rt->xnn = xnn;
   rt->pin = pin;

@@ -78,6 +78,10 @@ void RecordThread(void *arg, size_t) {
   t->calls++;
 }
 
+void CountItem(void *arg, size_t) {
+  static_cast<std::atomic<size_t> *>(arg)->fetch_add(1);
+}
+
 }  // namespace
 
 // Defect 4: fork() while another thread creates the default manager.
@@ -315,6 +319,169 @@ TEST(RcupoolBarrier, FromTaskOfDirectPthreadpoolCallIsEdeadlk) {
     EXPECT_EQ(d.deadlk.load(), 30);
     EXPECT_EQ(rcupool_destroy(m), 0);
   }
+}
+
+// Defect 5: a task of rcupool_parallelize_1d (outside any scope) forks
+// while a grace period is pending. The call must hold no read-side section
+// on its thread while tasks run: a fork from the calling thread's own share
+// would be refused (a section), and the parent's prepare handler waits for
+// grace periods that such a section would hold up forever.
+struct Forker {
+  std::atomic<int> forked{0};
+  std::atomic<int> bad{0};
+};
+
+void ForkTask(void *arg, size_t) {
+  auto *f = static_cast<Forker *>(arg);
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::atomic<size_t> n{0};
+    int r = rcupool_parallelize_1d(rcupool_default(), CountItem, &n, 8, 0);
+    _exit(r == 0 && n.load() == 8 ? 0 : 1);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0)
+    f->bad++;
+  f->forked++;
+}
+
+TEST(RcupoolParallelize1d, TaskThatForksWhileGracePeriodPendingNeitherHangsNorAborts) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_t *m = rcupool_default();
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  for (int round = 0; round < 6; round++) {
+    // A retire whose grace period is pending when the tasks fork.
+    ASSERT_EQ(rcupool_reset(m, round % 2 == 0 ? 3 : 2), 0);
+    Forker f;
+    ASSERT_EQ(rcupool_parallelize_1d(m, ForkTask, &f, 6, 0), 0);
+    EXPECT_EQ(f.forked.load(), 6);
+    EXPECT_EQ(f.bad.load(), 0);
+  }
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pins, 0u);
+  EXPECT_EQ(s.pools_alive, 1u);
+}
+
+// Defect 12: a task unpins the pin of the scope it was dispatched from,
+// and that pin held the last reference of a retired pool. The dispatch
+// keeps its own reference: the pool is freed after the call, not under it.
+struct Unpinner {
+  rcupool_pin_t *pin;
+  std::atomic<size_t> items{0};
+  std::atomic<bool> unpinned{false};
+};
+
+void UnpinTask(void *arg, size_t i) {
+  auto *u = static_cast<Unpinner *>(arg);
+  if (i == 0) {
+    rcupool_unpin(u->pin);
+    u->unpinned = true;
+  }
+  std::this_thread::sleep_for(std::chrono::microseconds(200));
+  u->items++;
+}
+
+TEST(RcupoolParallelize1d, TaskUnpinsScopePinOfRetiredPoolRunsAllItemsPoolFreedAfter) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_options_t o{};
+  o.threads = 3;
+  rcupool_t *m = nullptr;
+  ASSERT_EQ(rcupool_create(&o, &m), 0);
+  for (int round = 0; round < 10; round++) {
+    rcupool_pin_t pin{};
+    ASSERT_EQ(rcupool_pin(m, &pin), 0);
+    ASSERT_EQ(rcupool_reset(m, round % 2 == 0 ? 2 : 3), 0);
+    ASSERT_EQ(rcupool_barrier(m), 0);  // the pin is the pool's last reference
+    Unpinner u;
+    u.pin = &pin;
+    rcupool_scope_enter(&pin);
+    ASSERT_EQ(rcupool_parallelize_1d(m, UnpinTask, &u, 64, 0), 0);
+    rcupool_scope_exit();
+    EXPECT_TRUE(u.unpinned.load());
+    EXPECT_EQ(u.items.load(), 64u);
+    ASSERT_EQ(rcupool_barrier(m), 0);
+    rcupool_stats_t s = Stats(m);
+    EXPECT_EQ(s.pins, 0u);
+    EXPECT_EQ(s.pools_alive, 1u);
+    EXPECT_TRUE(ManagerSumIsRight(m, 1000));
+  }
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+// Defect 13: what rcupool_read_lock() promises in a signal handler
+// (include/rcupool/rcupool.h): on a thread past its first section (memb:
+// registered by the application), a handler may run a section and
+// rcupool_current() while the thread runs sections of its own and another
+// thread resets (grace periods in flight). No deadlock, no NULL pool.
+rcupool_t *g_sig_manager;
+std::atomic<long> g_sig_handled{0};
+std::atomic<long> g_sig_bad{0};
+
+void SectionHandler(int) {
+  rcupool_read_lock();
+  if (rcupool_current(g_sig_manager) == nullptr) g_sig_bad++;
+  rcupool_read_unlock();
+  g_sig_handled++;
+}
+
+TEST(RcupoolReadLock, InSignalHandlerOnThreadPastFirstSectionNeverDeadlocks) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  static_assert(std::atomic<long>::is_always_lock_free, "handler counters");
+  g_sig_manager = rcupool_default();
+  struct sigaction sa {};
+  sa.sa_handler = SectionHandler;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &sa, nullptr), 0);
+  std::atomic<bool> ready{false}, stop{false}, stop_resets{false};
+  std::atomic<long> sections{0}, resets_bad{0};
+  std::thread target([&] {
+#if defined(RCUPOOL_URCU_MEMB)
+    urcu_memb_register_thread();
+#endif
+    rcupool_read_lock();  // the first section, outside any handler
+    rcupool_read_unlock();
+    ready = true;
+    while (!stop) {
+      rcupool_read_lock();
+      if (rcupool_current(g_sig_manager) == nullptr) g_sig_bad++;
+      rcupool_read_unlock();
+      sections++;
+    }
+    // Signals still pending stay blocked and die with the thread: no
+    // handler runs while the thread exits (not covered by the promise).
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1, nullptr);
+#if defined(RCUPOOL_URCU_MEMB)
+    urcu_memb_unregister_thread();
+#endif
+  });
+  std::thread resetter([&] {
+    for (int i = 0; !stop_resets; i++)
+      if (rcupool_reset(g_sig_manager, 1 + i % 2) != 0) resets_bad++;
+  });
+  while (!ready) std::this_thread::yield();
+  for (int i = 0; i < 3000; i++) {
+    ASSERT_EQ(pthread_kill(target.native_handle(), SIGUSR1), 0);
+    if (i % 8 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  while (g_sig_handled.load() == 0) std::this_thread::yield();
+  stop_resets = true;
+  resetter.join();
+  stop = true;
+  target.join();
+  EXPECT_GT(g_sig_handled.load(), 0);
+  EXPECT_GT(sections.load(), 0);
+  EXPECT_EQ(g_sig_bad.load(), 0);
+  EXPECT_EQ(resets_bad.load(), 0);
+  EXPECT_EQ(rcupool_barrier(g_sig_manager), 0);
 }
 
 // Defect 1 (memb only): a thread liburcu-memb already counts as registered

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -122,6 +123,35 @@ TEST(RcupoolXnnRuntimeIsStale, FalseBeforeResetTrueAfterAndNewMethodRunsOnNewPoo
   ASSERT_EQ(rcupool_reset(m, 2), 0);
   EXPECT_FALSE(rcupool_xnn_runtime_is_stale(old_method.runtime()));
   EXPECT_TRUE(rcupool_xnn_runtime_is_stale(new_method.runtime()));
+}
+
+// is_stale is documented "any thread": one thread asks it in a loop while
+// the runtime's user refreshes it across resets. Under ThreadSanitizer a
+// read of the pin that refresh overwrites is a reported race.
+TEST(RcupoolXnnRuntimeIsStale, ConcurrentWithRefreshFromAnotherThreadIsRaceFree) {
+  Manager m(2);
+  Method method(m, TheCase());
+  ASSERT_TRUE(method.ok());
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> asked{0}, seen_stale{0};
+  std::thread asker([&] {
+    while (!stop.load()) {
+      if (rcupool_xnn_runtime_is_stale(method.runtime())) seen_stale++;
+      asked++;
+    }
+  });
+  for (int i = 0; i < 20; i++) {
+    ASSERT_EQ(rcupool_reset(m, i % 2 == 0 ? 3 : 2), 0);
+    EXPECT_TRUE(rcupool_xnn_runtime_is_stale(method.runtime()));
+    while (asked.load() == 0) std::this_thread::yield();
+    EXPECT_EQ(method.Refresh(), 0);
+    EXPECT_FALSE(rcupool_xnn_runtime_is_stale(method.runtime()));
+  }
+  stop = true;
+  asker.join();
+  EXPECT_GT(asked.load(), 0u);
+  EXPECT_EQ(method.pool(), CurrentPool(m));
+  EXPECT_LT(method.Run(), kMaxRelativeError);
 }
 
 TEST(RcupoolXnnRuntimeRefresh, StaleRuntimeMovesToCurrentPoolSameOutputsOldPoolFreed) {
