@@ -78,13 +78,17 @@ ChildResult RunThisTestInChild(int timeout_s) {
   }
   exe[len] = '\0';
   // The child's environment: ours, marked as a child, without the files
-  // through which the test runner watches this process (the parent's own).
+  // through which the test runner watches this process (the parent's own),
+  // and without the shard variables: under them a child would filter its
+  // one test out as another shard's and pass having run nothing.
   std::vector<std::string> env_text;
   for (char **e = environ; *e != nullptr; e++) {
     std::string kv = *e;
     std::string key = kv.substr(0, kv.find('='));
     if (key == "TEST_PREMATURE_EXIT_FILE" || key == "XML_OUTPUT_FILE" ||
         key == "GTEST_OUTPUT" || key == "TEST_SHARD_STATUS_FILE" ||
+        key == "GTEST_SHARD_INDEX" || key == "GTEST_TOTAL_SHARDS" ||
+        key == "TEST_SHARD_INDEX" || key == "TEST_TOTAL_SHARDS" ||
         key == kChildEnv)
       continue;
     env_text.push_back(kv);
