@@ -289,11 +289,22 @@ struct Direct {
   pthread_t caller;
   std::atomic<int> deadlk{0};
   std::atomic<int> other{0};
+  std::atomic<int> on_workers{0};
   bool destroy;
 };
 
+// The caller's own items wait (up to 10 s) until a worker has taken an
+// item: otherwise the caller, whose items fail fast, may steal every item
+// before a worker wakes, and the case of a worker calling barrier or
+// destroy would never run.
 void BarrierTask(void *arg, size_t) {
   auto *d = static_cast<Direct *>(arg);
+  if (pthread_equal(pthread_self(), d->caller)) {
+    for (int i = 0; i < 10000 && d->on_workers.load() == 0; i++)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  } else {
+    d->on_workers++;
+  }
   int r = d->destroy ? rcupool_destroy(d->m) : rcupool_barrier(d->m);
   (r == -EDEADLK ? d->deadlk : d->other)++;
 }
@@ -315,6 +326,7 @@ TEST(RcupoolBarrier, FromTaskOfDirectPthreadpoolCallIsEdeadlk) {
     rcupool_read_lock();
     pthreadpool_parallelize_1d(rcupool_current(m), BarrierTask, &d, 30, 0);
     rcupool_read_unlock();
+    EXPECT_GT(d.on_workers.load(), 0) << "no worker ran an item";
     EXPECT_EQ(d.other.load(), 0) << (destroy ? "destroy" : "barrier");
     EXPECT_EQ(d.deadlk.load(), 30);
     EXPECT_EQ(rcupool_destroy(m), 0);
