@@ -77,3 +77,9 @@ def run_python(code: str, sample_dir: str, timeout: float = 60.0,
 UNDER_TSAN = os.environ.get("RCUPOOL_TEST_SANITIZER") == "tsan"
 skip_fork_under_tsan = pytest.mark.skipif(
     UNDER_TSAN, reason="ThreadSanitizer does not support threads in a fork child")
+UNDER_ASAN = os.environ.get("RCUPOOL_TEST_SANITIZER") == "asan"
+# gcc 12's ASan allocator has no fork handler: a child forked while other
+# threads allocate can hang inside malloc (tests/shared:fork_host_test
+# pauses its threads around fork for the same reason).
+skip_fork_while_allocating_under_asan = pytest.mark.skipif(
+    UNDER_ASAN, reason="ASan's allocator is not fork-safe while threads allocate")

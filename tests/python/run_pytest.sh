@@ -15,6 +15,7 @@ export PYTHONPATH="$site"
 # itself does not free everything at exit: leak detection stays off here.
 needed=$(readelf -d "$lib")
 if grep -q 'libasan' <<<"$needed"; then
+  export RCUPOOL_TEST_SANITIZER=asan
   export LD_PRELOAD="$(gcc -print-file-name=libasan.so)"
   export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 elif grep -q 'libtsan' <<<"$needed"; then

@@ -10,7 +10,8 @@ import threading
 import pytest
 
 import rcupool
-from conftest import run_python, skip_fork_under_tsan
+from conftest import (run_python, skip_fork_under_tsan,
+                      skip_fork_while_allocating_under_asan)
 
 
 class Records(logging.Handler):
@@ -153,6 +154,7 @@ print("forks ok", flush=True)
 
 
 @skip_fork_under_tsan
+@skip_fork_while_allocating_under_asan
 def test_fork_while_library_threads_log_neither_parent_nor_child_hangs(sample_dir):
     out = run_python(FORKS, sample_dir, timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
