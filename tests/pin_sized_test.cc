@@ -167,38 +167,6 @@ TEST(RcupoolPinSized, ZeroMeansDefaultCount) {
   rcupool_unpin(&pin);
 }
 
-// Must-show 2, second part.
-TEST(RcupoolReset, ToSizeOfLiveSizedPinMakesThatPoolCurrentAndCountsReuse) {
-  Manager m(2);
-  rcupool_pin_t pin{};
-  ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
-  const pthreadpool_t three = rcupool_pin_pthreadpool(&pin);
-  EXPECT_FALSE(rcupool_pin_is_current(&pin));
-  rcupool_stats_t s = Stats(m);
-  EXPECT_EQ(s.pools_created, 2u);
-  EXPECT_EQ(s.pools_never_current, 1u);
-  EXPECT_EQ(s.pools_kept, 0u);
-  EXPECT_EQ(s.reuses, 0u);
-
-  ASSERT_EQ(rcupool_reset(m, 3), 0);
-  EXPECT_EQ(Current(m), three);
-  EXPECT_TRUE(rcupool_pin_is_current(&pin));
-  s = Stats(m);
-  EXPECT_EQ(s.reuses, 1u);
-  EXPECT_EQ(s.pools_created, 2u);
-  EXPECT_EQ(s.pools_never_current, 0u);
-  EXPECT_EQ(s.pins, 1u);
-  EXPECT_EQ(s.threads, 3u);
-
-  // Once current, it lives on as any current pool after its pin goes.
-  rcupool_unpin(&pin);
-  ASSERT_EQ(rcupool_barrier(m), 0);
-  s = Stats(m);
-  EXPECT_EQ(s.pools_alive, 1u);
-  EXPECT_EQ(Current(m), three);
-  EXPECT_TRUE(ManagerSumIsRight(m, 1000));
-}
-
 // Must-show 2, third part.
 TEST(RcupoolPinSized, OfRetiredPoolSizeReusesThatPool) {
   Manager m(2);
@@ -420,7 +388,7 @@ TEST(RcupoolPinSized, UnpinTwiceIsLoggedNoopAndFreesOnce) {
 
 // The fields that existed before pools_never_current keep their offsets
 // (the struct only grew at its end).
-TEST(RcupoolStats, EarlierFieldsKeepTheirOffsets) {
+TEST(RcupoolGetStats, StructFieldsBeforePoolsNeverCurrentKeepTheirOffsets) {
   EXPECT_EQ(offsetof(rcupool_stats_t, generation), 0u);
   EXPECT_EQ(offsetof(rcupool_stats_t, threads), 8u);
   EXPECT_EQ(offsetof(rcupool_stats_t, pools_alive), 16u);

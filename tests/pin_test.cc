@@ -54,55 +54,6 @@ TEST(RcupoolPin, PinRecordsGenerationAndThreadsOfCurrentPool) {
   EXPECT_EQ(Stats(m).pins, 0u);
 }
 
-TEST(RcupoolReset, BackToPinnedSizeReusesThatPool) {
-  Manager m(3);
-  rcupool_pin_t pin{};
-  ASSERT_EQ(rcupool_pin(m, &pin), 0);
-  pthreadpool_t three = rcupool_pin_pthreadpool(&pin);
-
-  ASSERT_EQ(rcupool_reset(m, 5), 0);
-  ASSERT_EQ(rcupool_barrier(m), 0);
-  rcupool_stats_t s = Stats(m);
-  EXPECT_EQ(s.pools_alive, 2u);  // the 5 and the kept 3
-  EXPECT_EQ(s.pools_kept, 1u);
-
-  ASSERT_EQ(rcupool_reset(m, 3), 0);
-  rcupool_read_lock();
-  EXPECT_EQ(rcupool_current(m), three);
-  rcupool_read_unlock();
-  EXPECT_TRUE(rcupool_pin_is_current(&pin));
-  s = Stats(m);
-  EXPECT_EQ(s.reuses, 1u);
-  EXPECT_EQ(s.pools_created, 2u);
-
-  ASSERT_EQ(rcupool_barrier(m), 0);
-  s = Stats(m);
-  EXPECT_EQ(s.pools_alive, 1u);  // the 5 was never pinned: freed
-  EXPECT_EQ(s.threads_alive, 3u);  // one 3-thread pool, not two
-  rcupool_unpin(&pin);
-  ASSERT_EQ(rcupool_barrier(m), 0);
-  EXPECT_EQ(Stats(m).pools_alive, 1u);  // current pools are never freed
-}
-
-TEST(RcupoolReset, ReuseOfPoolWithinItsGracePeriodKeepsOnePoolPerSize) {
-  Manager m(2);
-  // 2 -> 3 -> 2 -> 3 ... while no grace period can end (this thread holds
-  // a read-side section): each reset back reuses the pool still waiting
-  // for its callback.
-  rcupool_read_lock();
-  for (int i = 0; i < 20; i++) ASSERT_EQ(rcupool_reset(m, i % 2 ? 2 : 3), 0);
-  rcupool_stats_t s = Stats(m);
-  rcupool_read_unlock();
-  EXPECT_EQ(s.pools_created, 2u);
-  EXPECT_LE(s.pools_alive, 2u);
-  ASSERT_EQ(rcupool_barrier(m), 0);
-  s = Stats(m);
-  EXPECT_EQ(s.pools_alive, 1u);
-  EXPECT_EQ(s.frees_pending, 0u);
-  EXPECT_EQ(s.pools_freed, 1u);
-  EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 100));
-}
-
 TEST(RcupoolUnpin, LastUnpinOfRetiredPoolFreesItAfterBarrier) {
   Manager m(2);
   rcupool_pin_t pin{};

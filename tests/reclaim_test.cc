@@ -29,40 +29,6 @@ TEST(RcupoolBarrier, NeverPinnedRetiredPoolIsFreed) {
   EXPECT_EQ(s.threads_alive, 4u);
 }
 
-// The churn that a "keep every pool" policy turns into 16 pools and ~120
-// idle threads.
-TEST(RcupoolReset, ChurnOverSixteenSizesLeavesOnlyCurrentPoolThreads) {
-  Manager m(1);
-  // Make the library's own threads exist (liburcu's call_rcu thread starts
-  // at the first retire), then take the baseline with a 1-thread pool,
-  // which has no worker.
-  ASSERT_EQ(rcupool_reset(m, 2), 0);
-  ASSERT_EQ(rcupool_reset(m, 1), 0);
-  ASSERT_EQ(rcupool_barrier(m), 0);
-  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
-
-  size_t peak = baseline;
-  for (size_t n = 1; n <= 16; n++) {
-    ASSERT_EQ(rcupool_reset(m, n), 0);
-    rcupool_pin_t pin{};
-    ASSERT_EQ(rcupool_pin(m, &pin), 0);
-    EXPECT_TRUE(rcupool_test::ParallelSumIsRight(rcupool_pin_pthreadpool(&pin),
-                                                 100));
-    rcupool_unpin(&pin);
-    peak = std::max(peak, OsThreadCount());
-  }
-  ASSERT_EQ(rcupool_barrier(m), 0);
-  rcupool_stats_t s = Stats(m);
-  EXPECT_EQ(s.pools_alive, 1u);
-  EXPECT_EQ(s.threads, 16u);
-  // Current pool: 15 workers (the caller is the 16th).
-  EXPECT_EQ(WaitForOsThreadCount(baseline + 15), baseline + 15);
-  EXPECT_GE(peak, baseline + 15);
-  std::printf("baseline %zu threads, peak %zu, final %zu, pools created %llu\n",
-              baseline, peak, OsThreadCount(),
-              (unsigned long long)s.pools_created);
-}
-
 TEST(RcupoolBarrier, AfterAllHoldersLetGoThreadsAreCurrentPoolPlusConstant) {
   Manager m(1);
   ASSERT_EQ(rcupool_reset(m, 2), 0);
@@ -114,24 +80,3 @@ TEST(RcupoolBarrier, ThreadsThatUsedSectionsAndExitedDoNotBlockGracePeriods) {
   EXPECT_EQ(s.frees_pending, 0u);
 }
 
-TEST(RcupoolReset, DoesNotWaitForReaderInsideSection) {
-  Manager m(2);
-  std::atomic<int> phase{0};
-  std::thread reader([&] {
-    rcupool_read_lock();
-    pthreadpool_t seen = rcupool_current(m);
-    phase = 1;
-    while (phase.load() != 2) std::this_thread::yield();
-    // The pool seen in this section is still usable after the reset.
-    EXPECT_TRUE(rcupool_test::ParallelSumIsRight(seen, 100));
-    rcupool_read_unlock();
-  });
-  while (phase.load() != 1) std::this_thread::yield();
-  // If reset waited for the reader, this would never return.
-  ASSERT_EQ(rcupool_reset(m, 3), 0);
-  EXPECT_EQ(Stats(m).pools_alive, 2u);
-  phase = 2;
-  reader.join();
-  ASSERT_EQ(rcupool_barrier(m), 0);
-  EXPECT_EQ(Stats(m).pools_alive, 1u);
-}

@@ -45,7 +45,8 @@
 #include <rcupool/rcupool.h>
 #include <rcupool/xnnpack.h>
 
-#include "lib/xnnpack/mlp.h"
+#include "tests/support/child_process.h"
+#include "tools/model/mlp.h"
 #include "tools/os_threads.h"
 #include "tools/reported_case.h"
 
@@ -218,7 +219,7 @@ static int unsafe_child_main(void) {
                                reported_resets, REPORTED_RESETS);
 }
 
-static void run_unsafe(FILE *out, mlp_child_result_t *r, char *what,
+static void run_unsafe(FILE *out, child_result_t *r, char *what,
                        size_t n) {
   char self[] = "/proc/self/exe", flag[] = "--unsafe-child";
   char *argv[] = {self, flag, NULL};
@@ -228,11 +229,11 @@ static void run_unsafe(FILE *out, mlp_child_result_t *r, char *what,
           "...\n", REPORTED_FIRST_THREADS, reported_resets[0],
           kUnsafeTimeout);
   fflush(out);
-  int err = mlp_run_child(argv, kUnsafeTimeout, r);
+  int err = child_run_program(argv, NULL, 1, kUnsafeTimeout, r);
   if (err != 0)
     snprintf(what, n, "could not start the child: %s", strerror(-err));
   else
-    mlp_child_describe(r, what, n);
+    child_describe(r, what, n);
   fprintf(out, "unsafe way: %s\n\n", what);
   fflush(out);
 }
@@ -429,7 +430,7 @@ static void judge(rcupool_t *m, struct outcome *r) {
 }
 
 static void print_json(const struct options *o, const struct outcome *r,
-                       const mlp_child_result_t *unsafe,
+                       const child_result_t *unsafe,
                        const char *unsafe_what) {
   printf("{\"seconds\": %.1f, \"executors\": %d, \"fixed_width\": %d, "
          "\"max_threads\": %zu, "
@@ -504,7 +505,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "demo: out of memory\n");
     return 1;
   }
-  mlp_child_result_t unsafe = {0};
+  child_result_t unsafe = {0};
   char unsafe_what[256] = "";
   if (o.unsafe) run_unsafe(status, &unsafe, unsafe_what, sizeof unsafe_what);
 

@@ -1,5 +1,5 @@
 /*
- * The reported case: the sample model (lib/xnnpack/mlp.h) at the size of
+ * The reported case: the sample model (tools/model/mlp.h) at the size of
  * the crash report, and the report's reset sequence. The demo (its method,
  * and its --unsafe child) and tests/xnnpack/unsafe_control replay it from
  * this one definition.
@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "lib/xnnpack/mlp.h"
+#include "tools/model/mlp.h"
 
 enum {
   REPORTED_BATCH = 64,

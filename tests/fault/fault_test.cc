@@ -5,27 +5,24 @@
 // nothing half-built.
 #include <errno.h>
 #include <grp.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <string>
 #include <thread>
-#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "rcupool_private/testing.h"
+#include "tests/support/fault_injector.h"
+#include "tests/support/in_child.h"
 #include "tests/support/support.h"
 
-extern char **environ;
-
+using rcupool_test::FaultInjector;
 using rcupool_test::LogRecorder;
 using rcupool_test::Manager;
 using rcupool_test::ManagerSumIsRight;
@@ -35,34 +32,6 @@ using rcupool_test::Stats;
 using rcupool_test::WaitForOsThreadCount;
 
 namespace {
-
-// Fails the fail_at-th call (1-based) at `site` from installation on, or
-// every call when fail_at is 0 and fail_all is set.
-class FaultInjector {
- public:
-  FaultInjector(int site, int fail_at, bool fail_all = false)
-      : site_(site), fail_at_(fail_at), fail_all_(fail_all) {
-    rp_fault_set_hook(&FaultInjector::Hook, this);
-  }
-  ~FaultInjector() { rp_fault_set_hook(nullptr, nullptr); }
-  int calls() const { return calls_; }
-  int failed() const { return failed_; }
-
- private:
-  static bool Hook(void *ctx, int site) {
-    auto *self = static_cast<FaultInjector *>(ctx);
-    if (site != self->site_) return false;
-    self->calls_++;
-    bool fail = self->fail_all_ || self->calls_ == self->fail_at_;
-    if (fail) self->failed_++;
-    return fail;
-  }
-  int site_;
-  int fail_at_;
-  bool fail_all_;
-  int calls_ = 0;
-  int failed_ = 0;
-};
 
 // The manager's state that a failed reset must leave as it was.
 struct Snapshot {
@@ -213,7 +182,7 @@ TEST(RcupoolCreate, EveryAllocationOrStartFailureReturnsErrorAndNoThreads) {
 //
 // RLIMIT_NPROC counts the threads of a user; root (CAP_SYS_RESOURCE) is
 // exempt. The test therefore runs in a fresh child process (this binary,
-// exec'ed with a marker variable) that drops to the user "nobody" when it
+// re-run by tests/support/in_child.h) that drops to the user "nobody" when it
 // runs as root, lowers its soft limit to 1 so that no new thread can start,
 // and checks that a reset fails with -EAGAIN and changes nothing. If a
 // thread still starts under the limit (root that cannot drop privileges
@@ -223,8 +192,9 @@ TEST(RcupoolCreate, EveryAllocationOrStartFailureReturnsErrorAndNoThreads) {
 
 namespace {
 
-constexpr char kChildVar[] = "RCUPOOL_FAULT_NPROC_CHILD";
 constexpr int kChildSkip = 77;
+// Well inside the test's own timeout (size small: 60 s).
+constexpr int kChildTimeoutS = 50;
 
 void *Nothing(void *) { return nullptr; }
 
@@ -292,38 +262,14 @@ void NprocChild() {
 }  // namespace
 
 TEST(RcupoolReset, ThreadLimitIsEagainAndPreviousPoolKeepsWorking) {
-  if (getenv(kChildVar) != nullptr) {
+  if (rcupool_test::InChild()) {
     NprocChild();
     return;
   }
-  std::string filter =
-      "--gtest_filter=RcupoolReset.ThreadLimitIsEagainAndPreviousPoolKeepsWorking";
-  std::vector<std::string> env_strings;
-  // The child may run as "nobody": keep it from writing the test runner's
-  // result files (test.xml, premature-exit and shard files).
-  const char *drop[] = {"XML_OUTPUT_FILE=", "GTEST_OUTPUT=",
-                        "TEST_PREMATURE_EXIT_FILE=", "TEST_SHARD_STATUS_FILE=",
-                        "GTEST_SHARD_STATUS_FILE="};
-  for (char **e = environ; *e != nullptr; e++) {
-    bool keep = true;
-    for (const char *d : drop)
-      if (strncmp(*e, d, strlen(d)) == 0) keep = false;
-    if (keep) env_strings.emplace_back(*e);
-  }
-  env_strings.push_back(std::string(kChildVar) + "=1");
-  std::vector<char *> envp;
-  for (auto &s : env_strings) envp.push_back(&s[0]);
-  envp.push_back(nullptr);
-  // This binary's path (not /proc/self/exe itself, which valgrind refuses).
-  char self[4096] = {};
-  ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
-  char *argv[] = {self, &filter[0], nullptr};
-  pid_t pid;
-  ASSERT_EQ(posix_spawn(&pid, self, nullptr, nullptr, argv, envp.data()), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "child died, status " << status;
-  if (WEXITSTATUS(status) == kChildSkip)
+  child_result_t r = rcupool_test::RerunThisTestInChild(kChildTimeoutS);
+  ASSERT_TRUE(r.exited) << "child died: signal " << r.term_signal
+                        << (r.timed_out ? " (hung, killed)" : "");
+  if (r.exit_code == kChildSkip)
     GTEST_SKIP() << "no thread limit can be enforced here (see child output)";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's checks failed (above)";
+  EXPECT_EQ(r.exit_code, 0) << "the child's checks failed (above)";
 }

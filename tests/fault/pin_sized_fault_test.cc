@@ -5,47 +5,25 @@
 
 #include <gtest/gtest.h>
 
-#include "rcupool_private/testing.h"
+#include "tests/support/fault_injector.h"
 #include "tests/support/support.h"
 
-using rcupool_test::LogRecorder;
+using rcupool_test::FaultInjector;
 using rcupool_test::Manager;
-using rcupool_test::ManagerSumIsRight;
-using rcupool_test::OsThreadCount;
 using rcupool_test::Stats;
-using rcupool_test::WaitForOsThreadCount;
 
 namespace {
-
-// Fails every call at `site` while alive.
-class FailAll {
- public:
-  explicit FailAll(int site) : site_(site) {
-    rp_fault_set_hook(&FailAll::Hook, this);
-  }
-  ~FailAll() { rp_fault_set_hook(nullptr, nullptr); }
-  int failed() const { return failed_; }
-
- private:
-  static bool Hook(void *ctx, int site) {
-    auto *self = static_cast<FailAll *>(ctx);
-    if (site != self->site_) return false;
-    self->failed_++;
-    return true;
-  }
-  int site_;
-  int failed_ = 0;
-};
 
 void ExpectPoolStartFailureChangesNothing(int site, int expected_error) {
   Manager m(2);
   ASSERT_EQ(rcupool_barrier(m), 0);
   rcupool_stats_t before = Stats(m);
-  const size_t os_threads = WaitForOsThreadCount(OsThreadCount());
-  LogRecorder log;
+  const size_t os_threads =
+      rcupool_test::WaitForOsThreadCount(rcupool_test::OsThreadCount());
+  rcupool_test::LogRecorder log;
   rcupool_pin_t pin{};
   {
-    FailAll fail(site);
+    FaultInjector fail(site, 0, /*fail_all=*/true);
     EXPECT_EQ(rcupool_pin_sized(m, 4, &pin), expected_error);
     EXPECT_EQ(fail.failed(), 1);
   }
@@ -58,8 +36,8 @@ void ExpectPoolStartFailureChangesNothing(int site, int expected_error) {
   EXPECT_EQ(after.pools_never_current, 0u);
   EXPECT_EQ(after.pins, 0u);
   EXPECT_EQ(after.generation, before.generation);
-  EXPECT_EQ(WaitForOsThreadCount(os_threads), os_threads);
-  EXPECT_TRUE(ManagerSumIsRight(m, 1000));
+  EXPECT_EQ(rcupool_test::WaitForOsThreadCount(os_threads), os_threads);
+  EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 1000));
   // The empty pin is usable, and the same call succeeds without the fault.
   ASSERT_EQ(rcupool_pin_sized(m, 4, &pin), 0);
   EXPECT_EQ(rcupool_pin_threads(&pin), 4u);
@@ -83,7 +61,7 @@ TEST(RcupoolPinSized, FailureForNewSizeDoesNotDisturbLivePoolsOfOtherSizes) {
   ASSERT_EQ(rcupool_pin_sized(m, 3, &three), 0);
   rcupool_pin_t four{}, again{};
   {
-    FailAll fail(RP_FAULT_SITE_POOL_CREATE);
+    FaultInjector fail(RP_FAULT_SITE_POOL_CREATE, 0, /*fail_all=*/true);
     EXPECT_EQ(rcupool_pin_sized(m, 4, &four), -EAGAIN);
     // A live size needs no new pool: the fault is not reached.
     EXPECT_EQ(rcupool_pin_sized(m, 3, &again), 0);

@@ -20,12 +20,14 @@
 
 #include "rcupool_private/testing.h"
 #include "tests/shared/host.h"
+#include "tests/support/in_child.h"
 #include "tests/support/support.h"
 
 #if defined(RCUPOOL_URCU_MEMB)
 #include <urcu/urcu-memb.h>
 #endif
 
+using rcupool_test::ForkAndWait;
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::Stats;
 
@@ -39,31 +41,6 @@ using rcupool_test::Stats;
 namespace {
 
 constexpr int kTimeoutS = 60;
-
-// Forks; the child runs body() and _exit()s with its result. Returns the
-// child's exit status, or -1 when it was killed by a signal or had to be
-// killed after timeout_s.
-template <typename Body>
-int ForkAndWait(Body body, int timeout_s = 20) {
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) return -2;
-  if (pid == 0) {
-    alarm(timeout_s + 5);
-    _exit(body());
-  }
-  int status = 0;
-  for (int i = 0; i < timeout_s * 100; i++) {
-    pid_t got = waitpid(pid, &status, WNOHANG);
-    if (got == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  fprintf(stderr, "child %d hung\n", (int)pid);
-  return -1;
-}
 
 struct Ids {
   std::mutex mu;
@@ -85,7 +62,7 @@ void CountItem(void *arg, size_t) {
 }  // namespace
 
 // Defect 4: fork() while another thread creates the default manager.
-TEST(RcupoolDefaultFork, ForkRacingFirstDefaultChildNeitherHangsNorCrashes) {
+TEST(RcupoolDefault, ForkRacingFirstCallChildNeitherHangsNorCrashes) {
   SKIP_UNDER_TSAN();
   RCUPOOL_RUN_IN_CHILD(kTimeoutS * 2);
   setenv("RCUPOOL_NUM_THREADS", "16", 1);
@@ -113,7 +90,7 @@ bool FailPoolCreate(void *, int site) {
   return site == RP_FAULT_SITE_POOL_CREATE;
 }
 
-TEST(RcupoolDefaultFork, ChildWhosePoolCreationFailsRunsWorkOnCallingThread) {
+TEST(RcupoolDefault, ForkChildWhosePoolCreationFailsRunsWorkOnCallingThread) {
   SKIP_UNDER_TSAN();
   RCUPOOL_RUN_IN_CHILD(kTimeoutS);
   rcupool_t *m = rcupool_default();
@@ -148,7 +125,7 @@ void RecordingHook(void *, rcupool_log_level_t, const char *) {
   }
 }
 
-TEST(RcupoolDefaultFork, ChildHandlerCallsNoHookAndChildCanSetLog) {
+TEST(RcupoolDefault, ForkChildHandlerCallsNoHookAndChildCanSetLog) {
   SKIP_UNDER_TSAN();
   RCUPOOL_RUN_IN_CHILD(kTimeoutS);
   rcupool_t *m = rcupool_default();
@@ -173,7 +150,7 @@ TEST(RcupoolDefaultFork, ChildHandlerCallsNoHookAndChildCanSetLog) {
 }
 
 // Defect 2 (and its bp twin): a child's first grace periods work.
-TEST(RcupoolDefaultFork, ChildResetThenBarrierCompletes) {
+TEST(RcupoolDefault, ForkChildResetThenBarrierCompletes) {
   SKIP_UNDER_TSAN();
   RCUPOOL_RUN_IN_CHILD(kTimeoutS);
   rcupool_t *m = rcupool_default();
@@ -194,7 +171,7 @@ TEST(RcupoolDefaultFork, ChildResetThenBarrierCompletes) {
 // A fork child's first reset to 1 thread (the size of the spare pool the
 // child handler published) reports 1 thread afterwards, and every count in
 // 1..4 is reported as set, in stats and in rcupool_threads().
-TEST(RcupoolDefaultFork, ChildResetToEachCountReportsThatCount) {
+TEST(RcupoolDefault, ForkChildResetToEachCountReportsThatCount) {
   SKIP_UNDER_TSAN();
   RCUPOOL_RUN_IN_CHILD(kTimeoutS);
   rcupool_t *m = rcupool_default();
@@ -499,7 +476,7 @@ TEST(RcupoolReadLock, InSignalHandlerOnThreadPastFirstSectionNeverDeadlocks) {
 // Defect 1 (memb only): a thread liburcu-memb already counts as registered
 // is not registered again, and the application may register a thread
 // after rcupool used it.
-TEST(RcupoolMemb, ThreadRegisteredByApplicationEitherOrderDoesNotAbort) {
+TEST(RcupoolReadLock, MembThreadRegisteredByApplicationEitherOrderDoesNotAbort) {
 #if !defined(RCUPOOL_URCU_MEMB)
   GTEST_SKIP() << "memb flavour only";
 #else

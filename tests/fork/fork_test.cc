@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/in_child.h"
 #include "tests/support/support.h"
 
 using rcupool_test::ManagerSumIsRight;
@@ -50,35 +51,22 @@ int child_failures = 0;
     }                                                                      \
   } while (0)
 
-// Forks; the child runs body() and exits with 0 when every check passed.
-// The parent waits up to 60 s; a child that hangs is killed and fails.
+// Forks (tests/support/in_child.h); the child runs body() and exits with 0
+// when every check passed. A child that hangs is killed after 60 s and fails.
 template <typename Body>
 void RunInChild(Body body) {
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0) << strerror(errno);
-  if (pid == 0) {
-    alarm(60);
-    child_failures = 0;
-    body();
-    _exit(child_failures == 0 ? 0 : 1);
-  }
-  int status = 0;
-  pid_t got = 0;
-  for (int i = 0; i < 6000 && got == 0; i++) {
-    got = waitpid(pid, &status, WNOHANG);
-    if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (got == 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    FAIL() << "child " << pid << " hung";
-  }
-  ASSERT_EQ(got, pid);
-  ASSERT_TRUE(WIFEXITED(status))
-      << "child killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "child checks failed (see above)";
+  child_result_t r = rcupool_test::ForkChild(
+      [&body] {
+        child_failures = 0;
+        body();
+        return child_failures == 0 ? 0 : 1;
+      },
+      60);
+  char what[256];
+  child_describe(&r, what, sizeof what);
+  ASSERT_FALSE(r.timed_out) << "child " << what;
+  ASSERT_TRUE(r.exited) << "child " << what;
+  EXPECT_EQ(r.exit_code, 0) << "child checks failed (see above)";
 }
 
 struct ThreadIds {
@@ -96,7 +84,7 @@ void RecordThread(void *arg, size_t) {
 
 }  // namespace
 
-TEST(RcupoolDefaultFork, ChildCanResetAndRunParallelWorkAtOnce) {
+TEST(RcupoolDefault, ForkChildCanResetAndRunParallelWorkAtOnce) {
   SKIP_UNDER_TSAN();
   rcupool_t *m = rcupool_default();
   ASSERT_NE(m, nullptr);
@@ -135,7 +123,7 @@ TEST(RcupoolDefaultFork, ChildCanResetAndRunParallelWorkAtOnce) {
   EXPECT_EQ(Stats(m).pools_alive, 1u);
 }
 
-TEST(RcupoolDefaultFork, PinTakenBeforeForkRunsInlineInChildAndUnpinsCleanly) {
+TEST(RcupoolDefault, PinTakenBeforeForkRunsInlineInChildAndUnpinsCleanly) {
   SKIP_UNDER_TSAN();
   rcupool_t *m = rcupool_default();
   ASSERT_NE(m, nullptr);
@@ -181,7 +169,7 @@ TEST(RcupoolDefaultFork, PinTakenBeforeForkRunsInlineInChildAndUnpinsCleanly) {
   EXPECT_EQ(Stats(m).pins, 0u);
 }
 
-TEST(RcupoolDefaultFork, ForkDuringConcurrentResetsPinsAndReadsChildAlwaysWorks) {
+TEST(RcupoolDefault, ForkDuringConcurrentResetsPinsAndReadsChildAlwaysWorks) {
   SKIP_UNDER_TSAN();
   rcupool_t *m = rcupool_default();
   ASSERT_NE(m, nullptr);

@@ -3,7 +3,7 @@
  * XNNPACK method through rcupool's backend, linked as the shared library
  * librcupool_xnnpack.so.0 (which depends on librcupool.so.0), both from the
  * rcupool package's get_library_dir(). The model is the tests' sample
- * (lib/xnnpack/mlp.c, compiled in), a two-layer perceptron checked against
+ * (tools/model/mlp.c, compiled in), a two-layer perceptron checked against
  * a double-precision reference.
  *
  * Invariants:
@@ -27,7 +27,7 @@
 #include <rcupool/rcupool.h>
 #include <rcupool/xnnpack.h>
 
-#include "lib/xnnpack/mlp.h"
+#include "tools/model/mlp.h"
 
 typedef struct {
   PyObject_HEAD

@@ -90,7 +90,7 @@ def build_all(out_dir: str) -> dict[str, str]:
         # package's librcupool_xnnpack.so.0, libXNNPACK the system's.
         "rcupool_sample_xnnpack":
             build("rcupool_sample_xnnpack",
-                  ["tests/python/sample_xnnpack.c", "lib/xnnpack/mlp.c"],
+                  ["tests/python/sample_xnnpack.c", "tools/model/mlp.c"],
                   out_dir, cflags=["-I", ROOT],
                   libs=["-l:librcupool_xnnpack.so.0", "-lXNNPACK", "-lm"]),
     }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tests/shared/extension.h"
+#include "tests/support/in_child.h"
 #include "tests/support/threads.h"
 
 namespace rcupool_host {
@@ -45,34 +46,12 @@ bool IsLoaded(const char *path);
 // stores its standard output (and error, when merged by the command).
 int RunCommand(const std::string &command, std::string *output);
 
-// Process isolation. Tests that measure the process's threads or load
-// extensions run in a fresh copy of this test program: the parent calls
-// RunThisTestInChild() and checks the result; the child (InChild()) runs
-// the body. The child must exit by itself within timeout_s: a hang,
-// including one in exit handlers, is reported as such and the child killed.
-bool InChild();
-struct ChildResult {
-  bool exited = false;   // false: killed by a signal or hung
-  int status = -1;       // exit status when exited
-  int signal = 0;        // terminating signal when not exited
-  bool hung = false;     // killed by us after timeout_s
-};
-ChildResult RunThisTestInChild(int timeout_s);
+// Process isolation (tests/support/in_child.h): tests that measure the
+// process's threads or load extensions run the rest of their body in a
+// fresh copy of this test program with RCUPOOL_RUN_IN_CHILD(timeout_s).
+using ::rcupool_test::InChild;
+using ::rcupool_test::RerunThisTestInChild;
 
 }  // namespace rcupool_host
-
-// Runs the rest of the test body in a fresh process (see above).
-#define RCUPOOL_RUN_IN_CHILD(timeout_s)                                     \
-  do {                                                                      \
-    if (!::rcupool_host::InChild()) {                                       \
-      ::rcupool_host::ChildResult r =                                       \
-          ::rcupool_host::RunThisTestInChild(timeout_s);                    \
-      EXPECT_FALSE(r.hung) << "the child did not finish in " << timeout_s   \
-                           << " s (killed)";                                \
-      EXPECT_TRUE(r.exited) << "the child died of signal " << r.signal;     \
-      EXPECT_EQ(r.status, 0) << "the child failed (its output is above)";   \
-      return;                                                               \
-    }                                                                       \
-  } while (0)
 
 #endif  // RCUPOOL_TESTS_SHARED_HOST_H

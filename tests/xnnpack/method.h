@@ -10,7 +10,7 @@
 #include <rcupool/rcupool.h>
 #include <rcupool/xnnpack.h>
 
-#include "lib/xnnpack/mlp.h"
+#include "tools/model/mlp.h"
 
 namespace rcupool_test {
 

@@ -17,7 +17,7 @@
 
 #include <rcupool/xnnpack.h>
 
-#include "lib/xnnpack/mlp.h"
+#include "tools/model/mlp.h"
 #include "tools/reported_case.h"
 
 /* Invokes the method once after loading and once after each reset;

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "lib/xnnpack/mlp.h"
+#include "tests/support/child_process.h"
 
 namespace {
 
@@ -20,21 +20,21 @@ const char kControl[] = "tests/xnnpack/unsafe_control";
 constexpr double kUnsafeTimeoutSeconds = 5.0;
 constexpr double kSafeTimeoutSeconds = 120.0;
 
-mlp_child_result_t RunControl(bool safe) {
+child_result_t RunControl(bool safe) {
   std::string path = kControl;
   std::string flag = "--safe";
   char *argv[3] = {&path[0], safe ? &flag[0] : nullptr, nullptr};
-  mlp_child_result_t r;
+  child_result_t r;
   const double timeout = safe ? kSafeTimeoutSeconds : kUnsafeTimeoutSeconds;
-  EXPECT_EQ(mlp_run_child(argv, timeout, &r), 0);
+  EXPECT_EQ(child_run_program(argv, nullptr, 1, timeout, &r), 0);
   char what[256];
-  mlp_child_describe(&r, what, sizeof what);
+  child_describe(&r, what, sizeof what);
   std::printf("%s control: %s\n", safe ? "safe" : "unsafe", what);
   return r;
 }
 
 TEST(UnsafeResetControl, RawPthreadpoolReplacedUnderRuntimeFailsInChild) {
-  mlp_child_result_t r = RunControl(false);
+  child_result_t r = RunControl(false);
   bool failed = r.timed_out || r.signaled || (r.exited && r.exit_code != 0);
   EXPECT_TRUE(failed) << "the unsafe sequence survived; its output:\n"
                       << r.tail;
@@ -46,7 +46,7 @@ TEST(UnsafeResetControl, RawPthreadpoolReplacedUnderRuntimeFailsInChild) {
 }
 
 TEST(UnsafeResetControl, SameSequenceThroughRcupoolExitsCleanlyInChild) {
-  mlp_child_result_t r = RunControl(true);
+  child_result_t r = RunControl(true);
   EXPECT_TRUE(r.exited && r.exit_code == 0) << r.tail;
   EXPECT_FALSE(r.timed_out);
 }

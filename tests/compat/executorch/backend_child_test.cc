@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "lib/xnnpack/mlp.h"
+#include "tests/support/child_process.h"
 
 namespace {
 
@@ -24,22 +24,23 @@ const char kControl[] = "tests/compat/executorch/backend_control";
 constexpr double kRawTimeoutSeconds = 10.0;
 constexpr double kPinnedTimeoutSeconds = 180.0;
 
-mlp_child_result_t RunControl(const char *flag) {
+child_result_t RunControl(const char *flag) {
   std::string path = kControl, arg = flag;
   char *argv[3] = {&path[0], &arg[0], nullptr};
-  mlp_child_result_t r;
+  child_result_t r;
   bool raw = arg == "--raw";
-  EXPECT_EQ(mlp_run_child(argv, raw ? kRawTimeoutSeconds : kPinnedTimeoutSeconds,
-                          &r),
+  EXPECT_EQ(child_run_program(
+                argv, nullptr, 1,
+                raw ? kRawTimeoutSeconds : kPinnedTimeoutSeconds, &r),
             0);
   char what[256];
-  mlp_child_describe(&r, what, sizeof what);
+  child_describe(&r, what, sizeof what);
   std::printf("%s backend in a child: %s\n", raw ? "raw" : "pinned", what);
   return r;
 }
 
 TEST(SampleBackendRaw, KeptGetPthreadpoolAcrossResetsFailsInChild) {
-  mlp_child_result_t r = RunControl("--raw");
+  child_result_t r = RunControl("--raw");
   EXPECT_FALSE(r.exited && r.exit_code == 127) << "control did not start";
   // A hang: it loaded and executed correctly before the first reset, then
   // stopped. (A sanitizer report names the failure itself, and its length
@@ -56,7 +57,7 @@ TEST(SampleBackendRaw, KeptGetPthreadpoolAcrossResetsFailsInChild) {
 }
 
 TEST(SampleBackendPinned, SameSequenceInChildExitsCleanly) {
-  mlp_child_result_t r = RunControl("--pinned");
+  child_result_t r = RunControl("--pinned");
   EXPECT_TRUE(r.exited && r.exit_code == 0) << r.tail;
   EXPECT_NE(std::string(r.tail).find("pinned: 23 executions, all outputs correct"),
             std::string::npos)

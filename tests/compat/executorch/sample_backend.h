@@ -1,5 +1,5 @@
 // A small ExecuTorch-style XNNPACK backend for the stand-in's tests, built
-// on the tests' sample model (lib/xnnpack/mlp.h: a two-layer perceptron
+// on the tests' sample model (tools/model/mlp.h: a two-layer perceptron
 // with a double-precision reference).
 //
 // It does what ExecuTorch's XNNPACK delegate does with the thread pool: at
@@ -19,7 +19,7 @@
 #include <executorch/extension/threadpool/threadpool.h>
 #include <xnnpack.h>
 
-#include "lib/xnnpack/mlp.h"
+#include "tools/model/mlp.h"
 
 namespace et_sample {
 

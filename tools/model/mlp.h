@@ -1,6 +1,6 @@
 /*
- * A small sample model for rcupool's tests and demo (not part of the public
- * backend): a two-layer perceptron, fully-connected + ReLU then
+ * A small sample model for rcupool's tests and demo (not part of the
+ * library): a two-layer perceptron, fully-connected + ReLU then
  * fully-connected, as an XNNPACK subgraph, with a naive double-precision
  * reference to check every output against.
  *
@@ -9,8 +9,8 @@
  *
  * Weights are pseudo-random from a seed, so two processes agree on them.
  */
-#ifndef RCUPOOL_LIB_XNNPACK_MLP_H
-#define RCUPOOL_LIB_XNNPACK_MLP_H
+#ifndef RCUPOOL_TOOLS_MODEL_MLP_H
+#define RCUPOOL_TOOLS_MODEL_MLP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -66,32 +66,8 @@ double mlp_relative_error(const float *y, const double *ref, size_t n);
 int mlp_run_unsafe_resets(const mlp_t *model, size_t first_threads,
                           const size_t *counts, size_t n_counts);
 
-/* How a child process ended (child.c). */
-typedef struct mlp_child_result {
-  int exited;      /* exited normally, with exit_code */
-  int exit_code;
-  int signaled;    /* killed by term_signal (not by the timeout) */
-  int term_signal;
-  int timed_out;   /* still running at the timeout: killed with SIGKILL */
-  int asan_use_after_free; /* its stderr has AddressSanitizer's report */
-  char sanitizer[160];     /* first sanitizer report line, "" if none */
-  double seconds;  /* wall time until it ended or was killed */
-  char tail[2048]; /* the last bytes of its stderr, NUL-terminated */
-} mlp_child_result_t;
-
-/*
- * Runs argv[0] (a path) with argv in a child process whose stderr is
- * captured, and waits at most timeout_seconds before killing it. Returns
- * 0 with *r filled in, or a negative errno when it could not be started.
- */
-int mlp_run_child(char *const argv[], double timeout_seconds,
-                  mlp_child_result_t *r);
-
-/* One line saying how the child ended, e.g. "hung: killed after 5.0 s". */
-void mlp_child_describe(const mlp_child_result_t *r, char *buf, size_t n);
-
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* RCUPOOL_LIB_XNNPACK_MLP_H */
+#endif /* RCUPOOL_TOOLS_MODEL_MLP_H */

@@ -2,13 +2,13 @@
  * The sample model of mlp.h.
  *
  * Invariants kept here:
- *   M1. The weights are immutable after mlp_create() and outlive every
- *       subgraph built from them (the caller destroys subgraphs first), as
- *       XNNPACK requires of static tensor data.
- *   M2. The reference is computed in double from the same float weights and
- *       inputs, in a fixed order, independent of any thread count.
+ *   MLP-1. The weights are immutable after mlp_create() and outlive every
+ *          subgraph built from them (the caller destroys subgraphs first),
+ *          as XNNPACK requires of static tensor data.
+ *   MLP-2. The reference is computed in double from the same float weights
+ *          and inputs, in a fixed order, independent of any thread count.
  */
-#include "lib/xnnpack/mlp.h"
+#include "tools/model/mlp.h"
 
 #include <errno.h>
 #include <math.h>

@@ -12,7 +12,7 @@
 
 #include <pthreadpool.h>
 
-#include "lib/xnnpack/mlp.h"
+#include "tools/model/mlp.h"
 
 static int run_once(xnn_runtime_t rt, const mlp_t *m, const float *y,
                     const double *ref, const char *what) {
