@@ -10,7 +10,6 @@
 #include "tests/support/support.h"
 
 using rcupool_test::Manager;
-using rcupool_test::OsThreadCount;
 using rcupool_test::Stats;
 using rcupool_test::WaitForOsThreadCount;
 
@@ -31,10 +30,7 @@ TEST(RcupoolBarrier, NeverPinnedRetiredPoolIsFreed) {
 
 TEST(RcupoolBarrier, AfterAllHoldersLetGoThreadsAreCurrentPoolPlusConstant) {
   Manager m(1);
-  ASSERT_EQ(rcupool_reset(m, 2), 0);
-  ASSERT_EQ(rcupool_reset(m, 1), 0);
-  ASSERT_EQ(rcupool_barrier(m), 0);
-  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
+  const size_t baseline = rcupool_test::ThreadBaselineAtOneThread(m);
 
   std::vector<rcupool_pin_t> pins(8);
   for (size_t i = 0; i < pins.size(); i++) {

@@ -15,10 +15,8 @@
 
 using rcupool_test::Manager;
 using rcupool_test::ManagerSumIsRight;
-using rcupool_test::OsThreadCount;
 using rcupool_test::ParallelSumIsRight;
 using rcupool_test::Stats;
-using rcupool_test::WaitForOsThreadCount;
 
 namespace {
 
@@ -27,6 +25,19 @@ pthreadpool_t Current(rcupool_t *m) {
   pthreadpool_t tp = rcupool_current(m);
   rcupool_read_unlock();
   return tp;
+}
+
+// Resets m to n, the size of the live pool `pin` holds, and checks that this
+// pool became current as one reuse, creating none (m had created `created`).
+void ExpectResetReusesPinnedPool(rcupool_t *m, size_t n, rcupool_pin_t *pin,
+                                 uint64_t created) {
+  const pthreadpool_t pinned = rcupool_pin_pthreadpool(pin);
+  ASSERT_EQ(rcupool_reset(m, n), 0);
+  EXPECT_EQ(Current(m), pinned);
+  EXPECT_TRUE(rcupool_pin_is_current(pin));
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.reuses, 1u);
+  EXPECT_EQ(s.pools_created, created);
 }
 
 }  // namespace
@@ -108,7 +119,6 @@ TEST(RcupoolReset, BackToPinnedSizeReusesThatPool) {
   Manager m(3);
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin(m, &pin), 0);
-  pthreadpool_t three = rcupool_pin_pthreadpool(&pin);
 
   ASSERT_EQ(rcupool_reset(m, 5), 0);
   ASSERT_EQ(rcupool_barrier(m), 0);
@@ -116,12 +126,7 @@ TEST(RcupoolReset, BackToPinnedSizeReusesThatPool) {
   EXPECT_EQ(s.pools_alive, 2u);  // the 5 and the kept 3
   EXPECT_EQ(s.pools_kept, 1u);
 
-  ASSERT_EQ(rcupool_reset(m, 3), 0);
-  EXPECT_EQ(Current(m), three);
-  EXPECT_TRUE(rcupool_pin_is_current(&pin));
-  s = Stats(m);
-  EXPECT_EQ(s.reuses, 1u);
-  EXPECT_EQ(s.pools_created, 2u);
+  ExpectResetReusesPinnedPool(m, 3, &pin, 2);
 
   ASSERT_EQ(rcupool_barrier(m), 0);
   s = Stats(m);
@@ -163,12 +168,8 @@ TEST(RcupoolReset, ToSizeOfLiveSizedPinMakesThatPoolCurrentAndCountsReuse) {
   EXPECT_EQ(s.pools_kept, 0u);
   EXPECT_EQ(s.reuses, 0u);
 
-  ASSERT_EQ(rcupool_reset(m, 3), 0);
-  EXPECT_EQ(Current(m), three);
-  EXPECT_TRUE(rcupool_pin_is_current(&pin));
+  ExpectResetReusesPinnedPool(m, 3, &pin, 2);
   s = Stats(m);
-  EXPECT_EQ(s.reuses, 1u);
-  EXPECT_EQ(s.pools_created, 2u);
   EXPECT_EQ(s.pools_never_current, 0u);
   EXPECT_EQ(s.pins, 1u);
   EXPECT_EQ(s.threads, 3u);
@@ -188,13 +189,7 @@ TEST(RcupoolReset, ToSizeOfLiveSizedPinMakesThatPoolCurrentAndCountsReuse) {
 // idle threads.
 TEST(RcupoolReset, ChurnOverSixteenSizesLeavesOnlyCurrentPoolThreads) {
   Manager m(1);
-  // Make the library's own threads exist (liburcu's call_rcu thread starts
-  // at the first retire), then take the baseline with a 1-thread pool,
-  // which has no worker.
-  ASSERT_EQ(rcupool_reset(m, 2), 0);
-  ASSERT_EQ(rcupool_reset(m, 1), 0);
-  ASSERT_EQ(rcupool_barrier(m), 0);
-  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
+  const size_t baseline = rcupool_test::ThreadBaselineAtOneThread(m);
 
   size_t peak = baseline;
   for (size_t n = 1; n <= 16; n++) {
@@ -203,16 +198,16 @@ TEST(RcupoolReset, ChurnOverSixteenSizesLeavesOnlyCurrentPoolThreads) {
     ASSERT_EQ(rcupool_pin(m, &pin), 0);
     EXPECT_TRUE(ParallelSumIsRight(rcupool_pin_pthreadpool(&pin), 100));
     rcupool_unpin(&pin);
-    peak = std::max(peak, OsThreadCount());
+    peak = std::max(peak, rcupool_test::OsThreadCount());
   }
   ASSERT_EQ(rcupool_barrier(m), 0);
   rcupool_stats_t s = Stats(m);
   EXPECT_EQ(s.pools_alive, 1u);
   EXPECT_EQ(s.threads, 16u);
   // Current pool: 15 workers (the caller is the 16th).
-  EXPECT_EQ(WaitForOsThreadCount(baseline + 15), baseline + 15);
+  EXPECT_EQ(rcupool_test::WaitForOsThreadCount(baseline + 15), baseline + 15);
   EXPECT_GE(peak, baseline + 15);
   std::printf("baseline %zu threads, peak %zu, final %zu, pools created %llu\n",
-              baseline, peak, OsThreadCount(),
+              baseline, peak, rcupool_test::OsThreadCount(),
               (unsigned long long)s.pools_created);
 }

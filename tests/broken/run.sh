@@ -14,8 +14,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 
 declare -A expect
-expect[destroy_on_reset]="//tests:pin_test //tests:parallel_test"
-expect[keep_forever]="//tests:reclaim_test //tests:pin_test"
+expect[destroy_on_reset]="//tests:pin_test //tests:reset_test //tests:parallel_test"
+expect[keep_forever]="//tests:reclaim_test //tests:reset_test //tests:pin_test"
 
 variants=("$@")
 [ ${#variants[@]} -eq 0 ] && variants=(destroy_on_reset keep_forever)

@@ -7,14 +7,8 @@
 # Usable outside Bazel: consumer_test.sh LINK PREFIX (CI, .ci/run).
 set -euo pipefail
 link=${1:?shared or static}
-if [ $# -ge 2 ]; then
-  fail() { echo "FAIL: $*" >&2; exit 1; }
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/rcupool-consumer.XXXXXX")
-  trap 'rm -rf "$tmp"' EXIT
-  prefix=$2
-else
-  source tests/cmake/unpack.sh
-fi
+install_prefix=${2:-}
+source tests/cmake/unpack.sh
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)

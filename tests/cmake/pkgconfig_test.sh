@@ -8,14 +8,8 @@
 #             one pool; tools/check_one_definer finds one definer.
 # Usable outside Bazel: pkgconfig_test.sh PREFIX (CI, .ci/run).
 set -euo pipefail
-if [ $# -ge 1 ]; then
-  fail() { echo "FAIL: $*" >&2; exit 1; }
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/rcupool-pkgconfig.XXXXXX")
-  trap 'rm -rf "$tmp"' EXIT
-  prefix=$1
-else
-  source tests/cmake/unpack.sh
-fi
+install_prefix=${1:-}
+source tests/cmake/unpack.sh
 src=tests/cmake/pkgconfig
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 pkg-config --exists rcupool rcupool-xnnpack || fail "pkg-config finds no rcupool"

@@ -1,9 +1,15 @@
-# Sourced by the tests of tests/cmake: unpacks the CMake install
-# (cmake_install.tar, from tools/install.sh) into $prefix, under a
-# temporary directory $tmp that is removed at exit.
+# Sourced by the tests of tests/cmake: defines fail() and a temporary
+# directory $tmp that is removed at exit, and sets $prefix to the CMake
+# install: $install_prefix when the caller set it (an install made outside
+# Bazel: tests/cmake/ci.sh, .ci/run), else cmake_install.tar (from
+# tools/install.sh) unpacked under $tmp.
 fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "${TEST_TMPDIR:-/tmp}/rcupool-cmake.XXXXXX")
+tmp=$(mktemp -d "${TEST_TMPDIR:-${TMPDIR:-/tmp}}/rcupool-cmake.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-prefix="$tmp/prefix"
-mkdir -p "$prefix"
-tar -C "$prefix" -xf tests/cmake/cmake_install.tar || fail "cannot unpack the install"
+if [ -n "${install_prefix:-}" ]; then
+  prefix=$install_prefix
+else
+  prefix="$tmp/prefix"
+  mkdir -p "$prefix"
+  tar -C "$prefix" -xf tests/cmake/cmake_install.tar || fail "cannot unpack the install"
+fi

@@ -41,6 +41,8 @@
 
 #include <rcupool/rcupool.h>
 
+#include "sample_pool.h"
+
 #define SPAR_SLOTS 8
 #define SPAR_MAX_THREADS 512
 #define SPAR_QUIET_NS (150 * 1000 * 1000LL)
@@ -135,24 +137,6 @@ static PyObject *spar_run(PyObject *self, PyObject *args) {
   return PyLong_FromSize_t(seen);
 }
 
-/* pool() -> (pthreadpool address, generation, threads) of the current pool. */
-static PyObject *spar_pool(PyObject *self, PyObject *noargs) {
-  rcupool_t *m;
-  pthreadpool_t tp;
-  uint64_t gen;
-  size_t threads;
-  Py_BEGIN_ALLOW_THREADS
-  m = rcupool_default();
-  rcupool_read_lock();
-  tp = rcupool_current(m);
-  gen = rcupool_generation(m);
-  threads = rcupool_threads(m);
-  rcupool_read_unlock();
-  Py_END_ALLOW_THREADS
-  return Py_BuildValue("(KKn)", (unsigned long long)(uintptr_t)tp,
-                       (unsigned long long)gen, (Py_ssize_t)threads);
-}
-
 static int slot_arg(PyObject *args, int *slot) {
   if (!PyArg_ParseTuple(args, "i", slot)) return -1;
   if (*slot < 0 || *slot >= SPAR_SLOTS) {
@@ -220,7 +204,7 @@ static PyMethodDef spar_methods[] = {
      "run(expect=0, range=64) -> int: run a kernel through "
      "rcupool_parallelize_1d with the GIL released; returns the number of "
      "threads its tasks ran on (expect: the width to wait for)."},
-    {"pool", spar_pool, METH_NOARGS,
+    {"pool", sample_pool, METH_NOARGS,
      "pool() -> (address, generation, threads) of the current pool."},
     {"load", spar_load, METH_VARARGS, "load(slot) -> generation: pin."},
     {"run_method", spar_run_method, METH_VARARGS,

@@ -28,6 +28,7 @@
 #include <rcupool/xnnpack.h>
 
 #include "tools/model/mlp.h"
+#include "sample_pool.h"
 
 typedef struct {
   PyObject_HEAD
@@ -193,25 +194,8 @@ static PyTypeObject MethodType = {
     .tp_methods = Method_methods,
 };
 
-/* pool() -> (address, generation, threads) of the current pool. */
-static PyObject *sxnn_pool(PyObject *self, PyObject *noargs) {
-  pthreadpool_t tp;
-  uint64_t gen;
-  size_t threads;
-  Py_BEGIN_ALLOW_THREADS
-  rcupool_t *m = rcupool_default();
-  rcupool_read_lock();
-  tp = rcupool_current(m);
-  gen = rcupool_generation(m);
-  threads = rcupool_threads(m);
-  rcupool_read_unlock();
-  Py_END_ALLOW_THREADS
-  return Py_BuildValue("(KKn)", (unsigned long long)(uintptr_t)tp,
-                       (unsigned long long)gen, (Py_ssize_t)threads);
-}
-
 static PyMethodDef sxnn_methods[] = {
-    {"pool", sxnn_pool, METH_NOARGS,
+    {"pool", sample_pool, METH_NOARGS,
      "pool() -> (address, generation, threads) of the current pool."},
     {NULL, NULL, 0, NULL},
 };

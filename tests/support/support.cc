@@ -97,6 +97,13 @@ std::vector<std::string> LogRecorder::All() const {
   return out;
 }
 
+size_t ThreadBaselineAtOneThread(rcupool_t *m) {
+  EXPECT_EQ(rcupool_reset(m, 2), 0);
+  EXPECT_EQ(rcupool_reset(m, 1), 0);
+  EXPECT_EQ(rcupool_barrier(m), 0);
+  return WaitForOsThreadCount(OsThreadCount());
+}
+
 rcupool_stats_t Stats(rcupool_t *m) {
   rcupool_stats_t s{};
   EXPECT_EQ(rcupool_get_stats(m, &s), 0);

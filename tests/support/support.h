@@ -34,6 +34,12 @@ class LogRecorder {
   std::vector<std::pair<rcupool_log_level_t, std::string>> lines_;
 };
 
+// The process's OS threads once m's library threads exist (liburcu's
+// call_rcu thread starts at the first retire) and m is reset to a 1-thread
+// pool, which has no worker: a baseline to which only m's current pool adds
+// (its threads - 1 workers). Leaves m at 1 thread.
+size_t ThreadBaselineAtOneThread(rcupool_t *m);
+
 // Stats of m, asserting the call succeeds.
 rcupool_stats_t Stats(rcupool_t *m);
 
