@@ -5,7 +5,8 @@
 #ifndef RCUPOOL_TESTS_SUPPORT_IN_CHILD_H
 #define RCUPOOL_TESTS_SUPPORT_IN_CHILD_H
 
-#include <string>
+#include <stdio.h>
+#include <string.h>
 
 #include <gtest/gtest.h>
 
