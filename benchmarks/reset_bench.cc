@@ -4,8 +4,8 @@
 //                                    destroy is outside the timed region)
 //   BM_Reset_NewSize/<n>             rcupool_reset from 1 to n threads, a
 //                                    size with no live pool: creates one;
-//                                    each iteration also times a
-//                                    pthreadpool_create(n), and the counter
+//                                    timed beside pthreadpool_create(n)
+//                                    (paired_create.h), the counter
 //                                    reset_over_create is the paired ratio
 //   BM_Reset_BackToKeptSize/<n>      rcupool_reset back to n while a pin
 //                                    keeps the n-thread pool: a reuse
@@ -42,6 +42,8 @@
 #include <pthreadpool.h>
 #include <rcupool/rcupool.h>
 #include <urcu-bp.h>
+
+#include "benchmarks/paired_create.h"
 
 namespace {
 
@@ -99,41 +101,19 @@ void BM_Reset_NewSize(benchmark::State &state) {
   rcupool_t *m = Create(1);
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
   uint64_t created = Stats(m).pools_created;
-  // Paired with a pthreadpool_create(n) in every iteration, so that the
-  // ratio compares the two under the same conditions (thread start-up on
-  // this machine drifts by tens of percent within seconds). Which of the
-  // two goes first alternates, so each is as often the one that follows
-  // the teardown of the other's threads.
-  double reset_s = 0, create_s = 0;
-  bool create_first = true;
-  for (auto _ : state) {
-    for (int step = 0; step < 2; step++) {
-      if ((step == 0) == create_first) {
-        auto c0 = Clock::now();
-        pthreadpool_t tp = pthreadpool_create(n);
-        auto c1 = Clock::now();
-        if (tp == nullptr)
-          return state.SkipWithError("pthreadpool_create failed");
-        pthreadpool_destroy(tp);
-        create_s += Seconds(c0, c1);
-      } else {
+  // Paired with a pthreadpool_create(n) in every iteration (paired_create.h).
+  bool ran = rcupool_bench::PairedWithCreate(
+      state, n, "reset failed", "reset_over_create", [&] {
         auto t0 = Clock::now();
         int err = rcupool_reset(m, n);
         auto t1 = Clock::now();
-        if (err != 0) return state.SkipWithError("reset failed");
-        state.SetIterationTime(Seconds(t0, t1));
-        reset_s += Seconds(t0, t1);
         rcupool_reset(m, 1);
         rcupool_barrier(m);  // the n-thread pool is freed (threads joined)
-      }
-    }
-    create_first = !create_first;
-  }
+        return err == 0 ? Seconds(t0, t1) : -1.0;
+      });
   // Every timed reset created its pool (none was a reuse).
-  if (Stats(m).pools_created - created < Iterations(state))
+  if (ran && Stats(m).pools_created - created < Iterations(state))
     state.SkipWithError("a timed reset did not create a pool");
-  state.counters["paired_create_us"] = create_s * 1e6 / state.iterations();
-  state.counters["reset_over_create"] = reset_s / create_s;
   rcupool_destroy(m);
 }
 
