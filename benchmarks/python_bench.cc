@@ -29,11 +29,11 @@
 #include <Python.h>
 
 #include <cstdio>
-#include <cstring>
 #include <string>
-#include <vector>
 
 #include <benchmark/benchmark.h>
+
+#include "benchmarks/own_flag.h"
 
 namespace {
 
@@ -191,19 +191,10 @@ void StartPython(const std::string &path) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::string path;
-  std::vector<char *> rest;
-  const char kFlag[] = "--python_path=";
-  for (int i = 0; i < argc; i++) {
-    if (std::strncmp(argv[i], kFlag, sizeof kFlag - 1) == 0)
-      path = argv[i] + sizeof kFlag - 1;
-    else
-      rest.push_back(argv[i]);
-  }
-  int n = static_cast<int>(rest.size());
-  benchmark::Initialize(&n, rest.data());
-  if (benchmark::ReportUnrecognizedArguments(n, rest.data())) return 1;
-  StartPython(path);
+  const char *path = rcupool_bench::TakeFlag(&argc, argv, "--python_path=");
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  StartPython(path != nullptr ? path : "");
   // The benchmarks take the GIL themselves, on whichever thread runs them.
   PyThreadState *main_thread = PyEval_SaveThread();
   benchmark::RunSpecifiedBenchmarks();
