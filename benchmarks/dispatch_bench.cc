@@ -1,7 +1,6 @@
 // Dispatch: rcupool_parallelize_1d against pthreadpool_parallelize_1d on the
-// very same pool (the manager's current pool, one thread per CPU as
-// rcupool_default() sizes it, at least 2: thread_sweep.h), for tiny tasks and
-// for tasks of about 10 us.
+// very same pool (the manager's current pool, one thread per CPU and at
+// least 2: thread_sweep.h), for tiny tasks and for tasks of about 10 us.
 //
 //   BM_Dispatch_Pthreadpool/<tasks>     pthreadpool_parallelize_1d directly
 //   BM_Dispatch_Rcupool/<tasks>         rcupool_parallelize_1d, no scope (the
