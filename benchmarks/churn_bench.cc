@@ -30,6 +30,7 @@
 #include <rcupool/rcupool.h>
 
 #include "benchmarks/baselines/baselines.h"
+#include "benchmarks/own_flag.h"
 #include "tools/os_threads.h"
 
 namespace rcupool_bench {
@@ -242,15 +243,8 @@ bool WriteTimelines(const char *path) {
 }  // namespace rcupool_bench
 
 int main(int argc, char **argv) {
-  const char *timeline = nullptr;
-  std::vector<char *> args;
-  const char kFlag[] = "--timeline_out=";
-  for (int i = 0; i < argc; i++) {
-    if (std::strncmp(argv[i], kFlag, sizeof kFlag - 1) == 0)
-      timeline = argv[i] + sizeof kFlag - 1;
-    else
-      args.push_back(argv[i]);
-  }
+  const char *timeline =
+      rcupool_bench::TakeFlag(&argc, argv, "--timeline_out=");
   // Start liburcu's call_rcu thread (the library's reclaim thread, which
   // lives until exit) before any policy runs, so that every policy's start
   // count includes it whatever the order of the runs.
@@ -263,9 +257,8 @@ int main(int argc, char **argv) {
     rcupool_barrier(m);
     rcupool_destroy(m);
   }
-  int n = static_cast<int>(args.size());
-  benchmark::Initialize(&n, args.data());
-  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (timeline != nullptr &&

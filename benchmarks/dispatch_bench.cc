@@ -1,6 +1,6 @@
 // Dispatch: rcupool_parallelize_1d against pthreadpool_parallelize_1d on the
-// very same pool (the manager's current 2-thread pool), for tiny tasks and
-// for tasks of about 10 us.
+// very same pool (the manager's current pool, one thread per CPU and at
+// least 2: thread_sweep.h), for tiny tasks and for tasks of about 10 us.
 //
 //   BM_Dispatch_Pthreadpool/<tasks>     pthreadpool_parallelize_1d directly
 //   BM_Dispatch_Rcupool/<tasks>         rcupool_parallelize_1d, no scope (the
@@ -10,7 +10,7 @@
 // tasks tiny_tasks: 1024 tasks of one store each; 10us_tasks: 32 tasks of
 // ~10 us (a fixed amount of arithmetic, calibrated once at start-up so that
 // every variant runs the same work). Each benchmark checks every task's
-// output. One calling thread: the pool's width is fixed (kPoolThreads).
+// output. One calling thread; the counter pool_threads is the pool's width.
 #include <chrono>
 #include <cstdint>
 #include <vector>
@@ -18,9 +18,10 @@
 #include <benchmark/benchmark.h>
 #include <rcupool/rcupool.h>
 
+#include "benchmarks/thread_sweep.h"
+
 namespace {
 
-constexpr size_t kPoolThreads = 2;
 constexpr size_t kTinyRange = 1024;
 constexpr size_t kSpinRange = 32;
 
@@ -76,7 +77,7 @@ rcupool_t *Manager() {
   static rcupool_t *m = [] {
     Calibrate();
     rcupool_options_t opts{};
-    opts.threads = kPoolThreads;
+    opts.threads = static_cast<size_t>(rcupool_bench::MaxThreads());
     rcupool_t *created = nullptr;
     return rcupool_create(&opts, &created) == 0 ? created : nullptr;
   }();
@@ -85,6 +86,7 @@ rcupool_t *Manager() {
 
 void Finish(benchmark::State &state, const Work &w) {
   state.counters["tasks"] = static_cast<double>(w.out.size());
+  state.counters["pool_threads"] = rcupool_bench::MaxThreads();
   if (!OutputsRight(w)) state.SkipWithError("a task's output is wrong");
 }
 

@@ -125,7 +125,7 @@ void BM_Pin_Rcupool(benchmark::State &state) {
   rcupool_pin_t pin = {};
   for (auto _ : state) {
     rcupool_pin(m, &pin);
-    benchmark::DoNotOptimize(pin.threadpool_);
+    benchmark::DoNotOptimize(pin);
     rcupool_unpin(&pin);
   }
   // An honest loop: the last pin really held the current pool.

@@ -4,8 +4,8 @@
 //                                    destroy is outside the timed region)
 //   BM_Reset_NewSize/<n>             rcupool_reset from 1 to n threads, a
 //                                    size with no live pool: creates one;
-//                                    each iteration also times a
-//                                    pthreadpool_create(n), and the counter
+//                                    timed beside pthreadpool_create(n)
+//                                    (paired_create.h), the counter
 //                                    reset_over_create is the paired ratio
 //   BM_Reset_BackToKeptSize/<n>      rcupool_reset back to n while a pin
 //                                    keeps the n-thread pool: a reuse
@@ -19,8 +19,8 @@
 //                                    sizes), so only the publish is timed
 //   BM_Reclaim_ResetToFreed          from rcupool_reset returning to the
 //                                    retired (never pinned) pool being freed
-//   BM_Reclaim_LastUnpinToFreed      from the last unpin of a kept pool to
-//                                    its free
+//   BM_Reclaim_LastUnpinToFreed      from the last unpin of a kept pool
+//                                    returning to its free
 //   BM_Reclaim_BareCallRcu           liburcu alone: call_rcu to its callback
 //                                    (the floor the two above sit on)
 //
@@ -42,6 +42,8 @@
 #include <pthreadpool.h>
 #include <rcupool/rcupool.h>
 #include <urcu-bp.h>
+
+#include "benchmarks/paired_create.h"
 
 namespace {
 
@@ -99,41 +101,19 @@ void BM_Reset_NewSize(benchmark::State &state) {
   rcupool_t *m = Create(1);
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
   uint64_t created = Stats(m).pools_created;
-  // Paired with a pthreadpool_create(n) in every iteration, so that the
-  // ratio compares the two under the same conditions (thread start-up on
-  // this machine drifts by tens of percent within seconds). Which of the
-  // two goes first alternates, so each is as often the one that follows
-  // the teardown of the other's threads.
-  double reset_s = 0, create_s = 0;
-  bool create_first = true;
-  for (auto _ : state) {
-    for (int step = 0; step < 2; step++) {
-      if ((step == 0) == create_first) {
-        auto c0 = Clock::now();
-        pthreadpool_t tp = pthreadpool_create(n);
-        auto c1 = Clock::now();
-        if (tp == nullptr)
-          return state.SkipWithError("pthreadpool_create failed");
-        pthreadpool_destroy(tp);
-        create_s += Seconds(c0, c1);
-      } else {
+  // Paired with a pthreadpool_create(n) in every iteration (paired_create.h).
+  bool ran = rcupool_bench::PairedWithCreate(
+      state, n, "reset failed", "reset_over_create", [&] {
         auto t0 = Clock::now();
         int err = rcupool_reset(m, n);
         auto t1 = Clock::now();
-        if (err != 0) return state.SkipWithError("reset failed");
-        state.SetIterationTime(Seconds(t0, t1));
-        reset_s += Seconds(t0, t1);
         rcupool_reset(m, 1);
         rcupool_barrier(m);  // the n-thread pool is freed (threads joined)
-      }
-    }
-    create_first = !create_first;
-  }
+        return err == 0 ? Seconds(t0, t1) : -1.0;
+      });
   // Every timed reset created its pool (none was a reuse).
-  if (Stats(m).pools_created - created < Iterations(state))
+  if (ran && Stats(m).pools_created - created < Iterations(state))
     state.SkipWithError("a timed reset did not create a pool");
-  state.counters["paired_create_us"] = create_s * 1e6 / state.iterations();
-  state.counters["reset_over_create"] = reset_s / create_s;
   rcupool_destroy(m);
 }
 
@@ -253,32 +233,52 @@ void ReportPercentiles(benchmark::State &state, std::vector<double> ms) {
   state.counters["max_ms"] = ms.back();
 }
 
-void BM_Reclaim_ResetToFreed(benchmark::State &state) {
+// The time from release() (which makes a pool free-able) returning to the
+// next free seen, in ms; negative when no pool was freed within 2 s.
+template <typename Release>
+double MsUntilNextFree(rcupool_t *m, Release release) {
+  uint64_t freed = Stats(m).pools_freed;
+  release();
+  auto t0 = Clock::now();
+  Clock::time_point t1;
+  if (!WaitStats(m, [&](const rcupool_stats_t &s) { return s.pools_freed > freed; }, &t1))
+    return -1;
+  return Seconds(t0, t1) * 1e3;
+}
+
+// A reclaim row on a 1-thread manager: each iteration takes one sample,
+// sample(m, next, &error) with next alternating 2, 1, ..., which returns a
+// latency in ms or sets error.
+template <typename Sample>
+void ReclaimRow(benchmark::State &state, Sample sample) {
   rcupool_t *m = Create(1);
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
   std::vector<double> ms;
   size_t next = 2;
   for (auto _ : state) {
-    uint64_t freed = Stats(m).pools_freed;
-    if (rcupool_reset(m, next) != 0) return state.SkipWithError("reset failed");
-    auto t0 = Clock::now();
-    Clock::time_point t1;
-    if (!WaitStats(m, [&](const rcupool_stats_t &s) { return s.pools_freed > freed; }, &t1))
-      return state.SkipWithError("retired pool not freed within 2 s");
-    state.SetIterationTime(Seconds(t0, t1));
-    ms.push_back(Seconds(t0, t1) * 1e3);
+    const char *error = nullptr;
+    double t = sample(m, next, &error);
+    if (error != nullptr) return state.SkipWithError(error);
+    state.SetIterationTime(t / 1e3);
+    ms.push_back(t);
     next = 3 - next;
   }
   ReportPercentiles(state, ms);
   rcupool_destroy(m);
 }
 
+void BM_Reclaim_ResetToFreed(benchmark::State &state) {
+  ReclaimRow(state, [](rcupool_t *m, size_t next, const char **error) {
+    int err = 0;
+    double t = MsUntilNextFree(m, [&] { err = rcupool_reset(m, next); });
+    if (err != 0) *error = "reset failed";
+    else if (t < 0) *error = "retired pool not freed within 2 s";
+    return t;
+  });
+}
+
 void BM_Reclaim_LastUnpinToFreed(benchmark::State &state) {
-  rcupool_t *m = Create(1);
-  if (m == nullptr) return state.SkipWithError("rcupool_create failed");
-  std::vector<double> ms;
-  size_t next = 2;
-  for (auto _ : state) {
+  ReclaimRow(state, [](rcupool_t *m, size_t next, const char **error) {
     rcupool_pin_t pin = {};
     rcupool_pin(m, &pin);
     rcupool_reset(m, next);
@@ -287,20 +287,14 @@ void BM_Reclaim_LastUnpinToFreed(benchmark::State &state) {
     Clock::time_point unused;
     if (!WaitStats(m, [](const rcupool_stats_t &s) {
           return s.pools_kept == 1 && s.frees_pending == 0;
-        }, &unused))
-      return state.SkipWithError("pinned pool never kept");
-    uint64_t freed = Stats(m).pools_freed;
-    auto t0 = Clock::now();
-    rcupool_unpin(&pin);
-    Clock::time_point t1;
-    if (!WaitStats(m, [&](const rcupool_stats_t &s) { return s.pools_freed > freed; }, &t1))
-      return state.SkipWithError("unpinned pool not freed within 2 s");
-    state.SetIterationTime(Seconds(t0, t1));
-    ms.push_back(Seconds(t0, t1) * 1e3);
-    next = 3 - next;
-  }
-  ReportPercentiles(state, ms);
-  rcupool_destroy(m);
+        }, &unused)) {
+      *error = "pinned pool never kept";
+      return -1.0;
+    }
+    double t = MsUntilNextFree(m, [&] { rcupool_unpin(&pin); });
+    if (t < 0) *error = "unpinned pool not freed within 2 s";
+    return t;
+  });
 }
 
 struct Stamp {

@@ -11,10 +11,9 @@
 //                                    holds a never-current pool of it)
 //                                    + unpin: the search under the lock
 //   BM_PinSized_StartPool/<n>        rcupool_pin_sized(n) when no pool of n
-//                                    is alive: it starts one; each
-//                                    iteration also times a
-//                                    pthreadpool_create(n), alternating
-//                                    which goes first, and the counter
+//                                    is alive: it starts one; timed beside
+//                                    pthreadpool_create(n)
+//                                    (paired_create.h), the counter
 //                                    sized_over_create is the paired ratio.
 //                                    The unpin and the free (barrier) are
 //                                    outside the timed region.
@@ -27,6 +26,7 @@
 #include <pthreadpool.h>
 #include <rcupool/rcupool.h>
 
+#include "benchmarks/paired_create.h"
 #include "benchmarks/thread_sweep.h"
 
 namespace {
@@ -99,39 +99,22 @@ void BM_PinSized_StartPool(benchmark::State &state) {
   if (rcupool_create(&o, &m) != 0) return state.SkipWithError("create failed");
   rcupool_stats_t s0{};
   rcupool_get_stats(m, &s0);
-  double sized_s = 0, create_s = 0;
-  bool create_first = true;
-  for (auto _ : state) {
-    for (int step = 0; step < 2; step++) {
-      if ((step == 0) == create_first) {
-        auto c0 = Clock::now();
-        pthreadpool_t tp = pthreadpool_create(n);
-        auto c1 = Clock::now();
-        if (tp == nullptr)
-          return state.SkipWithError("pthreadpool_create failed");
-        pthreadpool_destroy(tp);
-        create_s += Seconds(c0, c1);
-      } else {
+  bool ran = rcupool_bench::PairedWithCreate(
+      state, n, "pin_sized failed", "sized_over_create", [&] {
         rcupool_pin_t pin{};
         auto t0 = Clock::now();
         int err = rcupool_pin_sized(m, n, &pin);
         auto t1 = Clock::now();
-        if (err != 0) return state.SkipWithError("pin_sized failed");
-        state.SetIterationTime(Seconds(t0, t1));
-        sized_s += Seconds(t0, t1);
+        if (err != 0) return -1.0;
         rcupool_unpin(&pin);
         rcupool_barrier(m);  // the pool is freed (threads joined)
-      }
-    }
-    create_first = !create_first;
-  }
+        return Seconds(t0, t1);
+      });
   rcupool_stats_t s1{};
   rcupool_get_stats(m, &s1);
-  if (s1.pools_created - s0.pools_created <
-      static_cast<uint64_t>(state.iterations()))
+  if (ran && s1.pools_created - s0.pools_created <
+                 static_cast<uint64_t>(state.iterations()))
     state.SkipWithError("a timed sized pin did not start a pool");
-  state.counters["paired_create_us"] = create_s * 1e6 / state.iterations();
-  state.counters["sized_over_create"] = sized_s / create_s;
   rcupool_destroy(m);
 }
 

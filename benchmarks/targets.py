@@ -1,22 +1,14 @@
-"""The targets and rows benchmarks/report.py writes into RESULTS.md: data
-only. Row names are the Google Benchmark run names without "BM_" and
+"""The targets, tables and rows benchmarks/report.py writes into RESULTS.md:
+data only. Row names are the Google Benchmark run names without "BM_" and
 without the parts that say how a row ran (real_time, iterations:N,
 threads:N...): "Reset_NewSize/2", "Dispatch_Rcupool/tiny_tasks". A program
 is the JSON file's name without ".json" (tools/bench.sh names each after
 its binary).
 
-To add a target, add a line to TARGETS; why it is missed, when it is, goes
-in the hand-written section of RESULTS.md, not here.
+To add a target, add a line to TARGETS; a row to show, a line to a table
+below. Why a target is missed, when it is, goes in the hand-written section
+of RESULTS.md, not here.
 """
-
-# Variants named by argument number before the benchmarks named them: the
-# committed JSON of older runs is read under the current names.
-OLD_VARIANTS = {
-    "spin:0": "tiny_tasks", "spin:1": "10us_tasks",
-    "reader:0": "no_reader", "reader:1": "long_reader",
-    "policy:0": "rcupool", "policy:1": "keep_forever",
-    "policy:2": "destroy_on_reset",
-}
 
 READ = (("read_bench", "static"), ("read_bench_shared", "librcupool.so"))
 DISPATCH, XNN, RESET, SIZED = (((p, None),) for p in (
@@ -70,12 +62,6 @@ TARGETS = (
 )
 VARIANT_LABELS = {"*": "n", "tiny_tasks": "1024 tiny tasks",
                   "10us_tasks": "32 tasks of ~10 us"}
-RECLAIM = (("Reclaim_ResetToFreed", "reset -> retired pool freed"),
-           ("Reclaim_LastUnpinToFreed", "last unpin -> kept pool freed"),
-           ("Reclaim_BareCallRcu",
-            "liburcu alone: call_rcu -> callback (the floor)"))
-CHURN = (("rcupool", "rcupool"), ("keep_forever", "keep every pool"),
-         ("destroy_on_reset", "destroy on reset"))
 READ_ROWS = (
     ("Read_Rcupool", "rcupool: read_lock + current + read_unlock"),
     ("Read_RcupoolInline", "rcupool: the same through inline.h"),
@@ -88,6 +74,68 @@ READ_ROWS = (
     ("Read_AtomicRefcount", "atomic refcount get + put"),
     ("Read_SharedPtrAtomicLoad", "std::atomic_load(shared_ptr)"),
     ("Pin_Rcupool", "rcupool: pin + unpin"))
-DISPATCH_ROWS = (("Pthreadpool", "pthreadpool_parallelize_1d"),
-                 ("Rcupool", "rcupool_parallelize_1d (read section)"),
-                 ("RcupoolScoped", "rcupool_parallelize_1d in a scope"))
+DISPATCH_ROWS = (
+    ("Dispatch_Pthreadpool", "pthreadpool_parallelize_1d"),
+    ("Dispatch_Rcupool", "rcupool_parallelize_1d (read section)"),
+    ("Dispatch_RcupoolScoped", "rcupool_parallelize_1d in a scope"))
+PY_ROWS = (
+    ("Py_EmptyCall", "empty Python function call"),
+    ("Py_GetNumThreads", "rcupool.get_num_threads()"),
+    ("Py_SetNumThreads/same_size", "rcupool.set_num_threads(n), same size"),
+    ("Py_SetNumThreads/new_size",
+     "rcupool.set_num_threads(n), n alternating between two sizes"),
+    ("Py_ThreadsBlock", "empty `with rcupool.threads(n):` block"))
+
+# The tables after the targets, in order. A title or intro may name a
+# counter of the program's first row in braces ({pool_threads}).
+# Counter tables: (title, intro, program, rows, header, cells), a cell
+# (counter, "median" or "max" over repetitions, format).
+CHURN = (("Churn/rcupool", "rcupool"),
+         ("Churn/keep_forever", "keep every pool"),
+         ("Churn/destroy_on_reset", "destroy on reset"))
+CHURN_CELLS = tuple((k, "median", f) for k, f in (
+    ("threads_start", "%d"), ("threads_peak", "%d"), ("threads_end", "%d"),
+    ("threads_extra_end", "%+d"), ("pools_peak", "%d"), ("pools_end", "%d")))
+COUNTER_TABLES = (
+    ("Reclaim latency", "From the event to the pool being freed on the "
+     "reclaim thread, seen by polling `rcupool_get_stats()`. p50: median "
+     "over repetitions of each repetition's median; p99 and max: the worst "
+     "repetition's.", "reset_bench",
+     (("Reclaim_ResetToFreed", "reset -> retired pool freed"),
+      ("Reclaim_LastUnpinToFreed", "last unpin -> kept pool freed"),
+      ("Reclaim_BareCallRcu",
+       "liburcu alone: call_rcu -> callback (the floor)")),
+     ("event", "p50", "p99", "max"),
+     (("p50_ms", "median", "%.2f ms"), ("p99_ms", "max", "%.2f ms"),
+      ("max_ms", "max", "%.2f ms"))),
+    ("Churn: reset 1..16, load, run, drop", "OS threads of the process "
+     "(`/proc/self/task`, a sampler thread included) and pools alive. "
+     "\"end\" is 100 ms after the last drop (for rcupool, after "
+     "`rcupool_barrier()`). The current pool has {current_pool_workers} "
+     "workers plus the caller.\n\n"
+     "![OS threads over time during the churn](churn.png)", "churn_bench",
+     CHURN, ("policy", "threads at start", "peak", "end", "extra at end",
+             "pools peak", "pools end"), CHURN_CELLS),
+)
+# Row tables: (title, intro, program, rows, reference row, columns, note).
+# Columns: "threads" (each thread count the reference row ran with) or
+# "variants" (each variant measured of the reference row); each row shows
+# its times, then its ratios to the reference row. note: (counter, format)
+# adds a cell to the rows that report that counter.
+ROW_TABLES = (
+    ("Read path and pins, static (read_bench)",
+     "Per operation per thread.", "read_bench", READ_ROWS, "Read_Rcupool",
+     "threads", None),
+    ("Read path and pins, librcupool.so.0 (read_bench_shared)",
+     "Per operation per thread.", "read_bench_shared", READ_ROWS,
+     "Read_Rcupool", "threads", None),
+    ("Dispatch on the manager's {pool_threads}-thread pool (dispatch_bench)",
+     "One calling thread.", "dispatch_bench", DISPATCH_ROWS,
+     "Dispatch_Pthreadpool", "variants", None),
+    ("The Python package (python_bench: CPython 3.11 embedded, "
+     "librcupool.so.0)", "Each row is one call from C into a Python "
+     "function; the reference is a Python function whose body is `pass`, "
+     "called the same way in the same run.", "python_bench", PY_ROWS,
+     "Py_EmptyCall", "threads",
+     ("pools_started_per_call", "%.3f pools started per call")),
+)

@@ -1,7 +1,8 @@
 // The backend: one XNNPACK invoke through rcupool's runtime (pinned pool,
 // run inside the pin's scope) against xnn_invoke_runtime on a runtime
 // created directly on the very same pthreadpool_t (the manager's current
-// 2-thread pool).
+// pool, one thread per CPU and at least 2: thread_sweep.h; the counter
+// pool_threads says the width).
 //
 //   BM_XnnInvoke_Raw       xnn_create_runtime_v2 on the pinned pool, then
 //                          xnn_invoke_runtime per iteration
@@ -20,9 +21,10 @@
 #include <rcupool/xnnpack.h>
 #include <xnnpack.h>
 
+#include "benchmarks/thread_sweep.h"
+
 namespace {
 
-constexpr size_t kPoolThreads = 2;
 constexpr size_t kBatch = 64;
 constexpr size_t kWidth = 256;
 constexpr size_t kLayers = 3;
@@ -122,7 +124,7 @@ bool OutputRight(const std::vector<float> &y) {
 rcupool_t *Manager() {
   static rcupool_t *m = [] {
     rcupool_options_t opts{};
-    opts.threads = kPoolThreads;
+    opts.threads = static_cast<size_t>(rcupool_bench::MaxThreads());
     rcupool_t *created = nullptr;
     if (xnn_initialize(nullptr) != xnn_status_success) return created;
     return rcupool_create(&opts, &created) == 0 ? created : nullptr;
@@ -148,6 +150,7 @@ void BM_XnnInvoke_Raw(benchmark::State &state) {
     if (!ok) break;
     ok = xnn_invoke_runtime(rt) == xnn_status_success;
   }
+  state.counters["pool_threads"] = rcupool_bench::MaxThreads();
   if (!ok) state.SkipWithError("an XNNPACK call failed");
   else if (!OutputRight(y)) state.SkipWithError("wrong output");
   xnn_delete_runtime(rt);
@@ -170,6 +173,7 @@ void BM_XnnInvoke_Rcupool(benchmark::State &state) {
     if (!ok) break;
     ok = rcupool_xnn_runtime_invoke(rt) == 0;
   }
+  state.counters["pool_threads"] = rcupool_bench::MaxThreads();
   if (!ok) state.SkipWithError("an rcupool_xnn call failed");
   else if (!OutputRight(y)) state.SkipWithError("wrong output");
   rcupool_xnn_runtime_destroy(rt);

@@ -20,12 +20,15 @@ bazel=(bazel ${BAZEL_STARTUP_OPTIONS:-})
 out=benchmarks/results
 
 "${bazel[@]}" build -c opt //benchmarks:all
-bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)/benchmarks"
+bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
+lib="$bin/lib/shared"
+bin="$bin/benchmarks"
 
 rm -rf "$out"
 mkdir -p "$out"
 timeline="$(mktemp)"
-trap 'rm -f "$timeline"' EXIT
+site="$(mktemp -d)"
+trap 'rm -rf "$timeline" "$site"' EXIT
 
 run() {
   local name="$1" n="$2"
@@ -50,6 +53,10 @@ run reset_bench "$reps"
 run sized_bench "$reps" --benchmark_min_time=0.2
 # Thread counts are exact; three runs show they repeat.
 run churn_bench 3 --timeline_out="$timeline"
+# The Python package, laid out with the librcupool.so.0 built above.
+tools/wheel.sh --library "$lib/librcupool.so.0" \
+  --xnnpack-library "$lib/librcupool_xnnpack.so.0" --stage "$site"
+run python_bench "$reps" --benchmark_min_time=0.2 --python_path="$site"
 
 # The raw JSON names the binary by its path in Bazel's output base: keep
 # only its name, so the committed files hold no path of this machine.

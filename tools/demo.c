@@ -146,13 +146,13 @@ static void *executor_main(void *arg) {
       }
       atomic_fetch_add(&refreshes, 1);
       atomic_store(&e->width,
-                   rcupool_pin_threads(rcupool_xnn_runtime_pin(e->rt)));
+                   rcupool_pin_threads(rcupool_xnn_runtime_get_pin(e->rt)));
     }
     const size_t k = (run + (unsigned long)e->id) % kInputs;
     memcpy(e->x, inputs[k], sizeof e->x);
     for (size_t i = 0; i < kBatch * kOut; i++) e->y[i] = NAN;
 
-    const rcupool_pin_t *pin = rcupool_xnn_runtime_pin(e->rt);
+    const rcupool_pin_t *pin = rcupool_xnn_runtime_get_pin(e->rt);
     rcupool_scope_enter(pin);
     int err = rcupool_xnn_runtime_invoke(e->rt);
     if (err == 0) err = rcupool_parallelize_1d(e->m, row_sum, e, kBatch, 0);
@@ -308,7 +308,7 @@ static int load_executors(rcupool_t *m, struct executor *ex) {
     if (err == 0) err = setup(&ex[i]);
     if (err != 0) return err;
     atomic_store(&ex[i].width,
-                 rcupool_pin_threads(rcupool_xnn_runtime_pin(ex[i].rt)));
+                 rcupool_pin_threads(rcupool_xnn_runtime_get_pin(ex[i].rt)));
   }
   return 0;
 }

@@ -222,16 +222,20 @@ RCUPOOL_API pthreadpool_t rcupool_current(rcupool_t *m);
 
 /*
  * A holder's claim on one pool: while pinned, the pool is not freed, even
- * after resets. Storage is the caller's (no allocation on pin); treat the
- * fields as private. Zero-initialise it, or leave it as rcupool_unpin() left
- * it: both are "empty".
+ * after resets. Storage is the caller's (no allocation on pin), so the struct
+ * is declared here, but every field is private: callers must not read or
+ * write them (their names and meaning may change in any release). Read a pin
+ * through rcupool_pin_pthreadpool(), rcupool_pin_threads(),
+ * rcupool_pin_generation() and rcupool_pin_is_current(). Zero-initialise it,
+ * or leave it as rcupool_unpin() left it: both are "empty".
  */
 typedef struct rcupool_pin {
-  void *pool_;        /* private: the pinned pool, NULL when empty */
-  rcupool_t *manager_; /* private */
-  pthreadpool_t threadpool_;
-  size_t threads_;
-  uint64_t generation_;
+  /* Private to the library, like every field below. */
+  void *pool_;               /* the pinned pool, NULL when empty */
+  rcupool_t *manager_;       /* the manager it was pinned from */
+  pthreadpool_t threadpool_; /* copied from the pool at pin time */
+  size_t threads_;           /* copied from the pool at pin time */
+  uint64_t generation_;      /* copied from the pool at pin time */
 } rcupool_pin_t;
 
 /*

@@ -5,7 +5,7 @@
  * on every invoke. Created through this header, that pool is pinned for the
  * runtime's whole life: a reset of the manager cannot free it under the
  * runtime, and every rcupool_parallelize_1d() made inside the runtime's
- * scope (see rcupool_xnn_runtime_pin()) runs on that same pool, so one
+ * scope (see rcupool_xnn_runtime_get_pin()) runs on that same pool, so one
  * method never runs on two pools. A holder learns of a reset through
  * rcupool_xnn_runtime_is_stale() and moves to the current pool, when it
  * chooses, with rcupool_xnn_runtime_refresh().
@@ -139,14 +139,14 @@ RCUPOOL_API int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt,
 
 /*
  * The pin of the pool rt runs on, for the runtime's own kernels:
- *   rcupool_scope_enter(rcupool_xnn_runtime_pin(rt));
+ *   rcupool_scope_enter(rcupool_xnn_runtime_get_pin(rt));
  *   rcupool_xnn_runtime_invoke(rt);
  *   rcupool_parallelize_1d(m, kernel, ctx, n, 0);   // same pool
  *   rcupool_scope_exit();
  * NULL for NULL. Valid until the next refresh that moved rt, or destroy; do
  * not unpin it. Threads: any. Never blocks.
  */
-RCUPOOL_API const rcupool_pin_t *rcupool_xnn_runtime_pin(
+RCUPOOL_API const rcupool_pin_t *rcupool_xnn_runtime_get_pin(
     const rcupool_xnn_runtime_t *rt);
 
 /*

@@ -179,7 +179,8 @@ int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
   return 0;
 }
 
-const rcupool_pin_t *rcupool_xnn_runtime_pin(const rcupool_xnn_runtime_t *rt) {
+const rcupool_pin_t *rcupool_xnn_runtime_get_pin(
+    const rcupool_xnn_runtime_t *rt) {
   return rt != NULL ? &rt->pin : NULL;
 }
 

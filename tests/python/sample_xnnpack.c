@@ -134,7 +134,7 @@ static PyObject *Method_run(Method *self, PyObject *noargs) {
   if (loaded) {
     size_t n = mlp_output_size(self->model);
     for (size_t i = 0; i < n; i++) self->output[i] = NAN;
-    rcupool_scope_enter(rcupool_xnn_runtime_pin(self->rt));
+    rcupool_scope_enter(rcupool_xnn_runtime_get_pin(self->rt));
     int err = rcupool_xnn_runtime_invoke(self->rt);
     rcupool_scope_exit();
     if (err == 0) error = mlp_relative_error(self->output, self->reference, n);
@@ -162,7 +162,7 @@ static PyObject *Method_pool(Method *self, PyObject *noargs) {
   size_t threads = 0;
   pthread_mutex_lock(&self->lock);
   if (self->rt != NULL) {
-    const rcupool_pin_t *pin = rcupool_xnn_runtime_pin(self->rt);
+    const rcupool_pin_t *pin = rcupool_xnn_runtime_get_pin(self->rt);
     tp = rcupool_pin_pthreadpool(pin);
     gen = rcupool_pin_generation(pin);
     threads = rcupool_pin_threads(pin);

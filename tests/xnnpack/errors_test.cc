@@ -72,7 +72,7 @@ TEST(RcupoolXnnRuntimeSetup, UnknownValueIdIsEinvalWithMessageNamingTheCall) {
 
 TEST(RcupoolXnnRuntimeInvoke, NullIsEinvalAndDestroyNullIsNoOp) {
   EXPECT_EQ(rcupool_xnn_runtime_invoke(nullptr), -EINVAL);
-  EXPECT_EQ(rcupool_xnn_runtime_pin(nullptr), nullptr);
+  EXPECT_EQ(rcupool_xnn_runtime_get_pin(nullptr), nullptr);
   rcupool_xnn_runtime_destroy(nullptr);
 }
 

@@ -40,7 +40,7 @@ class Method {
 
   bool ok() const { return ok_; }
   rcupool_xnn_runtime_t *runtime() const { return rt_; }
-  const rcupool_pin_t *pin() const { return rcupool_xnn_runtime_pin(rt_); }
+  const rcupool_pin_t *pin() const { return rcupool_xnn_runtime_get_pin(rt_); }
   size_t threads() const { return rcupool_pin_threads(pin()); }
   pthreadpool_t pool() const { return rcupool_pin_pthreadpool(pin()); }
 

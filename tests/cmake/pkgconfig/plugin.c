@@ -12,7 +12,7 @@ static int p_load(void) {
   return tiny_load(&model, rcupool_default());
 }
 static const void *p_method_pool(void) {
-  return rcupool_pin_pthreadpool(rcupool_xnn_runtime_pin(model.rt));
+  return rcupool_pin_pthreadpool(rcupool_xnn_runtime_get_pin(model.rt));
 }
 static int p_run(void) { return tiny_run(&model); }
 static void p_unload(void) { tiny_unload(&model); }
