@@ -200,15 +200,10 @@ bool rp_pool_tryget(struct rp_pool *p) {
   return true;
 }
 
-bool rp_pool_put(struct rp_pool *p) {
-  /* acq_rel: every holder's use of the pool happens before the free. */
-  size_t old = __atomic_fetch_sub(&p->refs, 1, __ATOMIC_ACQ_REL);
-  if (old == 0) {
-    fprintf(stderr, "rcupool: reference count underflow on pool %p\n",
-            (void *)p);
-    abort();
-  }
-  return old == 1;
+void rp_pool_put_underflow(struct rp_pool *p) {
+  fprintf(stderr, "rcupool: reference count underflow on pool %p\n",
+          (void *)p);
+  abort();
 }
 
 void rp_pool_get_dispatch(struct rp_pool *p) {
