@@ -228,6 +228,13 @@ RP_READ_SIDE_API bool rp_read_ongoing_quiet(void);
 RP_READ_SIDE_API void rp_read_lock(void);
 RP_READ_SIDE_API void rp_read_unlock(void);
 
+/* Inside one read-side section: the current pool of m, with a reference
+ * taken for a pin (pin.c, N1) and its generation in *gen; when threads is
+ * not 0 and the current pool has another size, NULL and nothing taken. */
+RP_READ_SIDE_API struct rp_pool *rp_read_get_current(rcupool_t *m,
+                                                     size_t threads,
+                                                     uint64_t *gen);
+
 /* --- parallel.c ----------------------------------------------------------- */
 
 /* True on a thread that is running a task dispatched by rcupool, or that is

@@ -35,17 +35,8 @@
  *       as for rcupool_pin()).
  */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "internal.h"
-
-__attribute__((noreturn, cold)) static void rp_pin_from_zero(
-    const struct rp_pool *p) {
-  fprintf(stderr, "rcupool: pin: pool %p reached from a section at refs 0\n",
-          (const void *)p);
-  abort();
-}
 
 static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
                         uint64_t gen) {
@@ -56,29 +47,6 @@ static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
   pin->generation_ = gen;
 }
 
-/* Inside one read-side section (N1): the current pool of m with a pin
- * reference taken, its generation in *gen; when threads is not 0 and the
- * current pool has another size, NULL and nothing taken. Inlined into the
- * two callers with liburcu's reader fast path (see read.c on the UBSan
- * alignment check, turned off for them). */
-static inline __attribute__((always_inline, no_sanitize("alignment")))
-struct rp_pool *rp_pin_get_current(rcupool_t *m, size_t threads,
-                                   uint64_t *gen) {
-  rp_rcu_read_lock();
-  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
-  if (threads != 0 && p->threads != threads) {
-    p = NULL;
-  } else {
-    size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
-    if (__builtin_expect(old == 0, 0)) rp_pin_from_zero(p);
-    *gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
-  }
-  RP_TSAN_GP_RELEASE();
-  rp_rcu_read_unlock();
-  return p;
-}
-
-__attribute__((no_sanitize("alignment")))
 int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
   if (pin->pool_ != NULL) {
@@ -87,7 +55,7 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
   }
   rp_fork_settle(m); /* a fork child's first pin gets the real pool */
   uint64_t gen;
-  struct rp_pool *p = rp_pin_get_current(m, 0, &gen); /* N1 */
+  struct rp_pool *p = rp_read_get_current(m, 0, &gen); /* N1 */
   rp_pin_fill(pin, m, p, gen);
   return 0;
 }
@@ -145,7 +113,6 @@ static int rp_pin_sized_slow(rcupool_t *m, size_t threads,
   return 0;
 }
 
-__attribute__((no_sanitize("alignment")))
 int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
   if (threads > RCUPOOL_MAX_THREADS) {
@@ -162,7 +129,7 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
 
   /* The current pool has that size: a pin as rcupool_pin() takes it (N1). */
   uint64_t gen;
-  struct rp_pool *p = rp_pin_get_current(m, threads, &gen);
+  struct rp_pool *p = rp_read_get_current(m, threads, &gen);
   if (__builtin_expect(p != NULL, 1)) {
     rp_pin_fill(pin, m, p, gen);
     return 0;
