@@ -6,6 +6,8 @@
 // rows of 2 threads and more show what contention costs each reader.
 //
 //   BM_Read_Rcupool            rcupool_read_lock + rcupool_current + unlock
+//   BM_Read_RcupoolLockCurrent rcupool_read_lock_current + unlock: the
+//                              same section in two calls
 //   BM_Read_RcupoolInline      the same through <rcupool/inline.h> (opt-in)
 //   BM_Read_BareUrcu           liburcu's inlined section of the same flavour
 //                              (read_bare_urcu.c, in C): the limit
@@ -18,6 +20,10 @@
 //   BM_Read_SharedPtrAtomicLoad  std::atomic_load of a shared_ptr + drop
 //   BM_Pin_Rcupool             rcupool_pin + rcupool_unpin (the pin row is
 //                              compared with BM_Read_AtomicRefcount)
+//   BM_Guard_Rcupool/<size>    the per-call width guard: rcupool_pin_sized
+//                              + scope enter + scope exit + unpin, of the
+//                              current size or of a live size that is not
+//                              current (a sized pin elsewhere keeps it)
 #include <benchmark/benchmark.h>
 #include <rcupool/rcupool.h>
 
@@ -44,6 +50,16 @@ void BM_Read_Rcupool(benchmark::State &state) {
   for (auto _ : state) {
     rcupool_read_lock();
     pthreadpool_t p = rcupool_current(m);
+    benchmark::DoNotOptimize(p);
+    rcupool_read_unlock();
+  }
+}
+
+void BM_Read_RcupoolLockCurrent(benchmark::State &state) {
+  rcupool_t *m = Manager();
+  if (m == nullptr) return state.SkipWithError("rcupool_default failed");
+  for (auto _ : state) {
+    pthreadpool_t p = rcupool_read_lock_current(m);
     benchmark::DoNotOptimize(p);
     rcupool_read_unlock();
   }
@@ -135,9 +151,38 @@ void BM_Pin_Rcupool(benchmark::State &state) {
   if (!ok) state.SkipWithError("pin did not hold the current pool");
 }
 
+enum GuardSize { kCurrentSize, kLiveSize };
+
+void BM_Guard_Rcupool(benchmark::State &state, GuardSize which) {
+  rcupool_t *m = Manager();
+  if (m == nullptr) return state.SkipWithError("rcupool_default failed");
+  size_t threads = kGetterPoolThreads;
+  static rcupool_pin_t keeper = {};  // keeps the live size alive
+  if (which == kLiveSize) {
+    threads = kGetterPoolThreads + 1;
+    if (state.thread_index() == 0 && keeper.pool_ == nullptr &&
+        rcupool_pin_sized(m, threads, &keeper) != 0)
+      return state.SkipWithError("sized pin failed");
+  }
+  rcupool_pin_t pin = {};
+  for (auto _ : state) {
+    if (rcupool_pin_sized(m, threads, &pin) != 0)
+      return state.SkipWithError("sized pin failed");
+    rcupool_scope_enter(&pin);
+    benchmark::DoNotOptimize(pin.threadpool_);
+    rcupool_scope_exit();
+    rcupool_unpin(&pin);
+  }
+  if (rcupool_pin_sized(m, threads, &pin) != 0 ||
+      rcupool_pin_threads(&pin) != threads)
+    state.SkipWithError("the guard did not hold a pool of its size");
+  rcupool_unpin(&pin);
+}
+
 #define READ_BENCH(fn) \
   BENCHMARK(fn)->DenseThreadRange(1, MaxThreads())->UseRealTime()
 READ_BENCH(BM_Read_Rcupool);
+READ_BENCH(BM_Read_RcupoolLockCurrent);
 READ_BENCH(BM_Read_RcupoolInline);
 READ_BENCH(BM_Read_BareUrcu);
 READ_BENCH(BM_Read_BareUrcuThreeCalls);
@@ -147,6 +192,12 @@ READ_BENCH(BM_Read_RwlockGetter);
 READ_BENCH(BM_Read_AtomicRefcount);
 READ_BENCH(BM_Read_SharedPtrAtomicLoad);
 READ_BENCH(BM_Pin_Rcupool);
+BENCHMARK_CAPTURE(BM_Guard_Rcupool, current_size, kCurrentSize)
+    ->DenseThreadRange(1, MaxThreads())
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_Guard_Rcupool, live_size, kLiveSize)
+    ->DenseThreadRange(1, MaxThreads())
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace rcupool_bench

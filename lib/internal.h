@@ -146,8 +146,14 @@ int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out);
 /* Takes a reference unless refs is zero. Returns false if the pool is dying. */
 bool rp_pool_tryget(struct rp_pool *p);
 
-/* Drops one reference; true if it was the last. */
-bool rp_pool_put(struct rp_pool *p);
+/* Drops one reference; true if it was the last. Inline: unpin's path. */
+void rp_pool_put_underflow(struct rp_pool *p) __attribute__((noreturn));
+static inline bool rp_pool_put(struct rp_pool *p) {
+  /* acq_rel: every holder's use of the pool happens before the free. */
+  size_t old = __atomic_fetch_sub(&p->refs, 1, __ATOMIC_ACQ_REL);
+  if (__builtin_expect(old == 0, 0)) rp_pool_put_underflow(p);
+  return old == 1;
+}
 
 /* One dispatch reference (see the top of this file). Taken only where the
  * pool cannot be at zero (inside a read-side section on the current pool,
@@ -221,6 +227,13 @@ RP_READ_SIDE_API bool rp_read_ongoing_quiet(void);
  * never through the PLT of the shared library. */
 RP_READ_SIDE_API void rp_read_lock(void);
 RP_READ_SIDE_API void rp_read_unlock(void);
+
+/* Inside one read-side section: the current pool of m, with a reference
+ * taken for a pin (pin.c, N1) and its generation in *gen; when threads is
+ * not 0 and the current pool has another size, NULL and nothing taken. */
+RP_READ_SIDE_API struct rp_pool *rp_read_get_current(rcupool_t *m,
+                                                     size_t threads,
+                                                     uint64_t *gen);
 
 /* --- parallel.c ----------------------------------------------------------- */
 

@@ -35,35 +35,8 @@
  *       as for rcupool_pin()).
  */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "internal.h"
-
-int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
-  if (m == NULL || pin == NULL) return -EINVAL;
-  if (pin->pool_ != NULL) {
-    rp_log(RCUPOOL_LOG_WARN, "pin: pin %p already holds a pool", (void *)pin);
-    return -EBUSY;
-  }
-  rp_fork_settle(m); /* a fork child's first pin gets the real pool */
-  rp_read_lock();
-  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
-  size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
-  uint64_t gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
-  rp_read_unlock();
-  if (__builtin_expect(old == 0, 0)) {
-    fprintf(stderr, "rcupool: pin: pool %p reached from a section at refs 0\n",
-            (void *)p);
-    abort();
-  }
-  pin->pool_ = p;
-  pin->manager_ = m;
-  pin->threadpool_ = p->tp;
-  pin->threads_ = p->threads;
-  pin->generation_ = gen;
-  return 0;
-}
 
 static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
                         uint64_t gen) {
@@ -72,6 +45,19 @@ static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
   pin->threadpool_ = p->tp;
   pin->threads_ = p->threads;
   pin->generation_ = gen;
+}
+
+int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
+  if (m == NULL || pin == NULL) return -EINVAL;
+  if (pin->pool_ != NULL) {
+    rp_log(RCUPOOL_LOG_WARN, "pin: pin %p already holds a pool", (void *)pin);
+    return -EBUSY;
+  }
+  rp_fork_settle(m); /* a fork child's first pin gets the real pool */
+  uint64_t gen;
+  struct rp_pool *p = rp_read_get_current(m, 0, &gen); /* N1 */
+  rp_pin_fill(pin, m, p, gen);
+  return 0;
 }
 
 /* A live pool of `threads` threads, current or not, with a reference taken
@@ -142,22 +128,12 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
   if (threads == 0) threads = m->default_threads;
 
   /* The current pool has that size: a pin as rcupool_pin() takes it (N1). */
-  rp_read_lock();
-  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
-  if (__builtin_expect(p->threads == threads, 1)) {
-    size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
-    uint64_t gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
-    rp_read_unlock();
-    if (__builtin_expect(old == 0, 0)) {
-      fprintf(stderr,
-              "rcupool: pin_sized: pool %p reached from a section at refs 0\n",
-              (void *)p);
-      abort();
-    }
+  uint64_t gen;
+  struct rp_pool *p = rp_read_get_current(m, threads, &gen);
+  if (__builtin_expect(p != NULL, 1)) {
     rp_pin_fill(pin, m, p, gen);
     return 0;
   }
-  rp_read_unlock();
   return rp_pin_sized_slow(m, threads, pin);
 }
 

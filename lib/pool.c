@@ -8,14 +8,20 @@
  *       pool, so exactly one party sees its rp_pool_put() return true.
  *   P3. canary is RP_POOL_CANARY from creation until rp_pool_free() poisons
  *       it, just before the memory is returned.
- *   P4. A pool is created only after its workers' worth of threads were
- *       seen to start (rp_workers_can_start), so a thread limit is -EAGAIN
- *       rather than a pthreadpool_create() that never returns.
+ *   P4. A pool is created only when its workers can start: either every
+ *       limit that can stop a thread start is read and leaves room for them
+ *       (rp_threads_have_room), or, when one cannot be read or is close,
+ *       its workers' worth of probe threads were seen to start
+ *       (rp_workers_can_start). So a thread limit is -EAGAIN rather than a
+ *       pthreadpool_create() that never returns.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -60,6 +66,103 @@ static bool rp_workers_can_start(size_t workers) {
   return started == workers;
 }
 
+/* The probe costs as many thread starts as the pool's own (it doubled the
+ * cost of a reset to a new size). Cheaper, and enough when it says yes:
+ * read what can stop a thread start and see room for `workers` more.
+ * pthread_create() fails with EAGAIN on
+ *   - RLIMIT_NPROC: the threads of the user; the user's count is at most
+ *     every thread of the system (/proc/loadavg's total), so total +
+ *     workers below the limit leaves room (an infinite limit always does);
+ *   - kernel.threads-max: the same total against it;
+ *   - a pids cgroup limit: only a process in the root cgroup (v1 pids line
+ *     or v2 line "/") with no pids.max at the mount point is known free of
+ *     one (a container's own limit shows at its mount point);
+ *   - no memory for the stack: RLIMIT_AS must be infinite and overcommit
+ *     not strict (vm.overcommit_memory 2).
+ * Any file that cannot be read, or any other answer: false, and the caller
+ * probes with real threads. Like the probe, a limit reached by another
+ * thread between this check and the pool's creation is not seen. */
+static bool rp_read_text(const char *path, char *buf, size_t len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t got;
+  do {
+    got = read(fd, buf, len - 1);
+  } while (got < 0 && errno == EINTR);
+  close(fd);
+  if (got <= 0) return false;
+  buf[got] = '\0';
+  return true;
+}
+
+static bool rp_read_u64(const char *path, unsigned long long *out) {
+  char buf[32];
+  char *end;
+  if (!rp_read_text(path, buf, sizeof buf)) return false;
+  errno = 0;
+  *out = strtoull(buf, &end, 10);
+  return errno == 0 && end != buf && (*end == '\n' || *end == '\0');
+}
+
+/* No pids cgroup limit applies: the process sits in the root of the pids
+ * hierarchy and no pids.max exists there (or it reads "max"). */
+static bool rp_no_pids_limit(void) {
+  char buf[1024];
+  if (!rp_read_text("/proc/self/cgroup", buf, sizeof buf)) return false;
+  const char *mount = NULL;
+  for (char *line = buf, *next; line != NULL && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next != NULL) *next++ = '\0';
+    char *ctl = strchr(line, ':');
+    char *path = ctl != NULL ? strchr(ctl + 1, ':') : NULL;
+    if (path == NULL) return false;
+    *path++ = '\0';
+    ctl++;
+    bool v2 = line[0] == '0' && line[1] == ':' && *ctl == '\0';
+    bool pids = false;
+    for (char *c = ctl, *e; c != NULL && *c; c = e) {
+      e = strchr(c, ',');
+      if (e != NULL) *e++ = '\0';
+      if (strcmp(c, "pids") == 0) pids = true;
+    }
+    if (!v2 && !pids) continue;
+    if (strcmp(path, "/") != 0) return false;
+    if (pids) {
+      mount = "/sys/fs/cgroup/pids/pids.max";
+      break;
+    }
+    mount = "/sys/fs/cgroup/pids.max"; /* v2; a v1 pids line wins */
+  }
+  if (mount == NULL) return false; /* no pids line at all: unknown */
+  char max[32];
+  if (!rp_read_text(mount, max, sizeof max)) return access(mount, F_OK) != 0;
+  return strcmp(max, "max\n") == 0;
+}
+
+static bool rp_threads_have_room(size_t workers) {
+  struct rlimit as, nproc;
+  if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY)
+    return false;
+  unsigned long long overcommit, threads_max;
+  if (!rp_read_u64("/proc/sys/vm/overcommit_memory", &overcommit) ||
+      overcommit == 2)
+    return false;
+  char load[128];
+  if (!rp_read_text("/proc/loadavg", load, sizeof load)) return false;
+  const char *slash = strchr(load, '/');
+  if (slash == NULL) return false;
+  char *end;
+  unsigned long long total = strtoull(slash + 1, &end, 10);
+  if (end == slash + 1) return false;
+  unsigned long long need = total + workers;
+  if (!rp_read_u64("/proc/sys/kernel/threads-max", &threads_max) ||
+      need >= threads_max)
+    return false;
+  if (getrlimit(RLIMIT_NPROC, &nproc) != 0) return false;
+  if (nproc.rlim_cur != RLIM_INFINITY && need >= nproc.rlim_cur) return false;
+  return rp_no_pids_limit();
+}
+
 int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
   if (rp_fault(RP_FAULT_ALLOC)) return -ENOMEM;
   struct rp_pool *p = aligned_alloc(RP_CACHELINE, sizeof(*p));
@@ -67,7 +170,9 @@ int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
   memset(p, 0, sizeof(*p));
 
   pthreadpool_t tp = NULL;
-  if (!rp_fault(RP_FAULT_POOL_CREATE) && rp_workers_can_start(threads - 1)) {
+  if (!rp_fault(RP_FAULT_POOL_CREATE) &&
+      (threads <= 1 || rp_threads_have_room(threads - 1) ||
+       rp_workers_can_start(threads - 1))) {
     /* pthreadpool_create(n) starts n-1 workers; the caller is the n-th. */
     tp = pthreadpool_create(threads);
   }
@@ -95,15 +200,10 @@ bool rp_pool_tryget(struct rp_pool *p) {
   return true;
 }
 
-bool rp_pool_put(struct rp_pool *p) {
-  /* acq_rel: every holder's use of the pool happens before the free. */
-  size_t old = __atomic_fetch_sub(&p->refs, 1, __ATOMIC_ACQ_REL);
-  if (old == 0) {
-    fprintf(stderr, "rcupool: reference count underflow on pool %p\n",
-            (void *)p);
-    abort();
-  }
-  return old == 1;
+void rp_pool_put_underflow(struct rp_pool *p) {
+  fprintf(stderr, "rcupool: reference count underflow on pool %p\n",
+          (void *)p);
+  abort();
 }
 
 void rp_pool_get_dispatch(struct rp_pool *p) {

@@ -12,26 +12,37 @@
  *   READ-3. rcupool_current() never creates anything: in a fork child before
  *       the first call that settles the default manager (lib/fork.c) it
  *       returns the 1-thread pool the child inherited as current.
+ *   READ-4. rp_read_get_current() takes its pin reference inside its own
+ *       section on the pool that section saw as current (pin.c, N1): one
+ *       call for the fast paths of rcupool_pin() and rcupool_pin_sized().
  *
- * This is the one file that inlines liburcu's per-thread reader state.
+ * This is the one file that inlines liburcu's per-thread reader state
+ * (pins take their reference here too, rp_read_get_current: READ-4).
  * liburcu-bp declares its reader struct 128-byte aligned but allocates
  * readers at smaller steps, so UBSan's alignment check fires on every
  * inlined access: lib/BUILD compiles this file (target read_side) with
  * -fno-sanitize=alignment, so a consumer's -fsanitize=undefined build is
- * clean with no flag of its own.
+ * clean with no flag of its own. (A no_sanitize("alignment") attribute on
+ * a caller elsewhere does not do: liburcu's inline functions are
+ * instrumented before they are inlined.)
  */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "internal.h"
 
-void rp_read_lock(void) { rp_rcu_read_lock(); }
+void rcupool_read_lock(void) { rp_rcu_read_lock(); }
 
-void rp_read_unlock(void) {
+void rcupool_read_unlock(void) {
   RP_TSAN_GP_RELEASE();
   rp_rcu_read_unlock();
 }
 
-void rcupool_read_lock(void) { rp_read_lock(); }
-
-void rcupool_read_unlock(void) { rp_read_unlock(); }
+/* The library's own names for the same code: aliases, not wrappers, so a
+ * section costs the caller one call each way, and the library's own calls
+ * bind to the local rp_* symbols (never through the PLT). */
+void rp_read_lock(void) __attribute__((alias("rcupool_read_lock")));
+void rp_read_unlock(void) __attribute__((alias("rcupool_read_unlock")));
 
 #if defined(RCUPOOL_URCU_BP)
 /* rcupool/inline.h refers to this symbol so that code inlining urcu-bp's
@@ -39,6 +50,34 @@ void rcupool_read_unlock(void) { rp_read_unlock(); }
 RCUPOOL_API void rcupool_abi_urcu_bp_v0(void);
 void rcupool_abi_urcu_bp_v0(void) {}
 #endif
+
+pthreadpool_t rcupool_read_lock_current(rcupool_t *m) {
+  rp_rcu_read_lock();
+  if (m == NULL) return NULL;
+  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
+  return p != NULL ? p->tp : NULL;
+}
+
+struct rp_pool *rp_read_get_current(rcupool_t *m, size_t threads,
+                                    uint64_t *gen) {
+  rp_rcu_read_lock();
+  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
+  if (threads != 0 && p->threads != threads) {
+    p = NULL;
+  } else {
+    size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
+    if (__builtin_expect(old == 0, 0)) {
+      fprintf(stderr,
+              "rcupool: pin: pool %p reached from a section at refs 0\n",
+              (void *)p);
+      abort();
+    }
+    *gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
+  }
+  RP_TSAN_GP_RELEASE();
+  rp_rcu_read_unlock();
+  return p;
+}
 
 bool rp_read_ongoing(void) { return rp_rcu_read_ongoing() != 0; }
 

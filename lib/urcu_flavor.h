@@ -71,6 +71,17 @@ static inline void rp_rcu_fork_child(void) { rp_memb_fork_child(); }
 
 #include <urcu/urcu-bp.h>
 
+/* liburcu-bp's reader pointer lives in liburcu-bp.so. Reached with the
+ * initial-exec TLS model, each access is one %fs-relative load through a GOT
+ * slot instead of a TLS descriptor call (gcc honours the model given on this
+ * redeclaration; clang keeps general-dynamic). That needs liburcu-bp.so's
+ * TLS block (80 bytes) in static TLS: always so when the program links
+ * librcupool.so.0 or liburcu-bp.so; when librcupool.so.0 is dlopen'ed first
+ * (Python's ctypes), glibc places it in the surplus it keeps for such
+ * objects, and tests/shared's dlopen tests and tests/python load it so. */
+extern __thread struct urcu_bp_reader *urcu_bp_reader
+    __attribute__((tls_model("initial-exec")));
+
 #define RP_URCU_FLAVOR_NAME "bp"
 #define rp_rcu_read_ongoing urcu_bp_read_ongoing
 #define rp_synchronize_rcu urcu_bp_synchronize_rcu

@@ -185,14 +185,14 @@ RCUPOOL_API int rcupool_barrier(rcupool_t *m);
  *
  * Signal handlers. Exactly these are async-signal-safe, and nothing else of
  * rcupool is:
- *   urcu-bp (the default flavour): rcupool_read_lock(), rcupool_current()
- *     and rcupool_read_unlock(), in a handler running on a thread that has
+ *   urcu-bp (the default flavour): rcupool_read_lock(), rcupool_current(),
+ *     rcupool_read_lock_current() and rcupool_read_unlock(), in a handler running on a thread that has
  *     already completed one read-side section outside any handler and is
  *     not exiting. The first section of a thread registers it with
  *     liburcu-bp, and thread exit unregisters it; both take liburcu-bp's
  *     registry lock, so a section in a handler that interrupts either (or
  *     that is the thread's first) may deadlock.
- *   memb (RCUPOOL_URCU_MEMB): the same three, only on a thread the
+ *   memb (RCUPOOL_URCU_MEMB): the same four, only on a thread the
  *     application itself registered with urcu_memb_register_thread() before
  *     signals may arrive, and unregisters after. On any other thread rcupool
  *     registers the thread for each outermost section (lib/memb.c), which
@@ -215,6 +215,16 @@ RCUPOOL_API void rcupool_read_unlock(void);
  * Threads: any. Never blocks.
  */
 RCUPOOL_API pthreadpool_t rcupool_current(rcupool_t *m);
+
+/*
+ * rcupool_read_lock() and rcupool_current(m) in one call: enters a
+ * read-side section (always, also when m is NULL) and returns m's current
+ * pool, valid until the matching rcupool_read_unlock(). Through the shared
+ * library, one call fewer per section than the two it replaces.
+ * Threads: any; async-signal-safe as rcupool_read_lock() is (above).
+ * Never blocks.
+ */
+RCUPOOL_API pthreadpool_t rcupool_read_lock_current(rcupool_t *m);
 
 /* ------------------------------------------------------------------------ */
 /* Pins                                                                      */

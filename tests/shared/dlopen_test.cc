@@ -5,7 +5,9 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -142,6 +144,37 @@ TEST(RcupoolCheckOneDefiner, RealBuildOutputHasExactlyOneDefiner) {
        at = out.find("definer: ", at + 1))
     lines++;
   EXPECT_EQ(lines, 1u) << out;
+}
+
+// librcupool.so.0 reaches liburcu-bp's reader state with the initial-exec
+// TLS model (lib/urcu_flavor.h), which needs liburcu-bp.so's TLS block in
+// static TLS. Loaded first by dlopen (as Python's ctypes does), liburcu-bp
+// comes with it and glibc must find it room: the dlopen succeeds and
+// sections run, also on a thread started afterwards.
+TEST(RcupoolSharedDlopen, LoadedFirstByDlopenRunsReadSectionsOnNewThread) {
+  RCUPOOL_RUN_IN_CHILD(kChildTimeoutS);
+  ASSERT_FALSE(IsLoaded("liburcu-bp.so.8"));
+  void *lib = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  auto get_default = reinterpret_cast<rcupool_t *(*)(void)>(
+      dlsym(lib, "rcupool_default"));
+  auto lock_current = reinterpret_cast<pthreadpool_t (*)(rcupool_t *)>(
+      dlsym(lib, "rcupool_read_lock_current"));
+  auto unlock = reinterpret_cast<void (*)(void)>(
+      dlsym(lib, "rcupool_read_unlock"));
+  ASSERT_TRUE(get_default != nullptr && lock_current != nullptr &&
+              unlock != nullptr);
+  rcupool_t *m = get_default();
+  ASSERT_NE(m, nullptr);
+  std::atomic<int> seen{0};
+  std::thread t([&] {
+    for (int i = 0; i < 1000; i++) {
+      if (lock_current(m) != nullptr) seen++;
+      unlock();
+    }
+  });
+  t.join();
+  EXPECT_EQ(seen.load(), 1000);
 }
 
 TEST(RcupoolCheckOneDefiner, NoDefinerExitsNonZero) {
