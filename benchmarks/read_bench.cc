@@ -158,18 +158,21 @@ void BM_Guard_Rcupool(benchmark::State &state, GuardSize which) {
   if (m == nullptr) return state.SkipWithError("rcupool_default failed");
   size_t threads = kGetterPoolThreads;
   static rcupool_pin_t keeper = {};  // keeps the live size alive
+  static bool kept = false;           // for the whole program
   if (which == kLiveSize) {
     threads = kGetterPoolThreads + 1;
-    if (state.thread_index() == 0 && keeper.pool_ == nullptr &&
-        rcupool_pin_sized(m, threads, &keeper) != 0)
-      return state.SkipWithError("sized pin failed");
+    if (state.thread_index() == 0 && !kept) {
+      if (rcupool_pin_sized(m, threads, &keeper) != 0)
+        return state.SkipWithError("sized pin failed");
+      kept = true;
+    }
   }
   rcupool_pin_t pin = {};
   for (auto _ : state) {
     if (rcupool_pin_sized(m, threads, &pin) != 0)
       return state.SkipWithError("sized pin failed");
     rcupool_scope_enter(&pin);
-    benchmark::DoNotOptimize(pin.threadpool_);
+    benchmark::DoNotOptimize(pin);
     rcupool_scope_exit();
     rcupool_unpin(&pin);
   }

@@ -139,17 +139,25 @@ def target_rows(r):
 def one_target(r, program, ours, ref_label, ref, t, target, label):
     text = "report" if target is None else "%s %gx%s" % (
         target[0], target[1], " faster" if target[0] == ">=" else "")
-    paired = ref.startswith("paired:")
-    if not r.has(program, ours, t) or not (paired or r.has(program, ref, t)):
+    kind, _, rest = ref.rpartition(":") if ref.startswith(
+        ("paired:", "ms:")) else ("", "", ref)
+    ref_program, _, ref_row = rest.rpartition(":")  # "program:row"
+    ref_program, ref_t = (ref_program, 1) if ref_program else (program, t)
+    if not r.has(program, ours, t) or not (
+            kind or r.has(ref_program, ref_row, ref_t)):
         return [label, "-", ref_label, "-", text, NOT_MEASURED, "-"], False
     ours_ns, cpu = r.ns(program, ours, t), None
-    if paired:  # the reference was timed beside each iteration
+    if kind == "paired":  # the reference was timed beside each iteration
         ref_ns = r.counter(program, ours, "paired_create_us") * 1e3
-        ratio = r.counter(program, ours, ref[len("paired:"):])
-    else:
-        ref_ns = r.ns(program, ref, t)
+        ratio = r.counter(program, ours, rest)
+    elif kind == "ms":  # a fixed limit; ours is the row's p50 counter
+        ours_ns, ref_ns = r.counter(program, ours, "p50_ms") * 1e6, (
+            float(rest) * 1e6)
         ratio = ours_ns / ref_ns
-        if (program, ours) in r.swept:
+    else:
+        ref_ns = r.ns(ref_program, ref_row, ref_t)
+        ratio = ours_ns / ref_ns
+        if (program, ours) in r.swept and ref_program == program:
             cpu = (r.ns(program, ours, t, "cpu_time") /
                    r.ns(program, ref, t, "cpu_time"))
     faster = target is not None and target[0] == ">="
@@ -184,8 +192,8 @@ def row_table(w, r, program, rows, ref, columns, note):
              ([note[1] % r.counter(program, fn, note[0]) if note[0] in
                r.rows[program, fn, 1][0] else ""] if note else [])
              for fn, label in rows
-             if all(r.has(program, *key(f, c)) for f in (fn, ref)
-                    for c in columns)]
+             if columns and all(r.has(program, *key(f, c))
+                                for f in (fn, ref) for c in columns)]
     table(w, ["benchmark"] + head + ["%s, x %s" % (h, dict(rows)[ref])
                                      for h in head] +
           (["note"] if note else []), cells or [[NOT_MEASURED]])

@@ -10,7 +10,9 @@ below. Why a target is missed, when it is, goes in the hand-written section
 of RESULTS.md, not here.
 """
 
-READ = (("read_bench", "static"), ("read_bench_shared", "librcupool.so"))
+STATIC, SHARED = (("read_bench", "static"),), (("read_bench_shared",
+                                                  "librcupool.so"),)
+READ = STATIC + SHARED
 DISPATCH, XNN, RESET, SIZED = (((p, None),) for p in (
     "dispatch_bench", "xnn_bench", "reset_bench", "sized_bench"))
 # measure ({v}: the variant), programs, rcupool's row, reference's label,
@@ -20,6 +22,8 @@ DISPATCH, XNN, RESET, SIZED = (((p, None),) for p in (
 # A row ending in "/*" stands for each variant measured (the reference the
 # same variant). "paired:C" is the reference each iteration of rcupool's
 # row timed beside it (counter paired_create_us), the ratio its counter C.
+# "program:row": a row of another program, at 1 thread. "ms:L": a fixed
+# limit of L ms, compared with rcupool's row's p50_ms counter.
 TARGETS = (
     ("read section, inline.h", READ, "Read_RcupoolInline", "bare liburcu",
      "Read_BareUrcu", "all", ("<=", 1.5)),
@@ -27,16 +31,40 @@ TARGETS = (
      "mutex", "Read_MutexGetter", "1", (">=", 4)),
     ("read section vs mutex getter, inline.h", READ, "Read_RcupoolInline",
      "mutex", "Read_MutexGetter", "2+", (">=", 20)),
-    ("read section, out of line", READ, "Read_Rcupool", "bare liburcu",
+    ("read section, out of line", STATIC, "Read_Rcupool", "bare liburcu",
      "Read_BareUrcu", "all", ("<=", 1.5)),
-    ("read section vs mutex getter, out of line", READ, "Read_Rcupool",
+    ("read section vs mutex getter, out of line", STATIC, "Read_Rcupool",
      "mutex", "Read_MutexGetter", "1", (">=", 4)),
-    ("read section vs mutex getter, out of line", READ, "Read_Rcupool",
+    ("read section vs mutex getter, out of line", STATIC, "Read_Rcupool",
      "mutex", "Read_MutexGetter", "2+", (">=", 20)),
-    ("pin + unpin", READ, "Pin_Rcupool", "atomic refcount",
+    ("pin + unpin", STATIC, "Pin_Rcupool", "atomic refcount",
      "Read_AtomicRefcount", "1", ("<=", 1.0)),
+    # Through librcupool.so.0, as Python and CMake users run it.
+    ("read section (lock, current, unlock)", SHARED, "Read_Rcupool",
+     "bare liburcu", "Read_BareUrcu", "all", ("<=", 2.5)),
+    ("read section (lock_current, unlock)", SHARED,
+     "Read_RcupoolLockCurrent", "bare liburcu", "Read_BareUrcu", "all",
+     ("<=", 2.5)),
+    ("read section (lock_current, unlock) vs mutex getter", SHARED,
+     "Read_RcupoolLockCurrent", "mutex", "Read_MutexGetter", "1", (">=", 2)),
+    ("read section (lock_current, unlock) vs mutex getter", SHARED,
+     "Read_RcupoolLockCurrent", "mutex", "Read_MutexGetter", "2+",
+     (">=", 20)),
+    ("pin + unpin", SHARED, "Pin_Rcupool", "atomic refcount",
+     "Read_AtomicRefcount", "1", ("<=", 1.5)),
     ("pin + unpin", READ, "Pin_Rcupool", "atomic refcount",
      "Read_AtomicRefcount", "2+", None),
+    ("width guard (sized pin, scope, unpin), {v}", SHARED, "Guard_Rcupool/*",
+     "atomic refcount", "Read_AtomicRefcount", "1", ("<=", 4)),
+    ("width guard (sized pin, scope, unpin), {v}", STATIC, "Guard_Rcupool/*",
+     "atomic refcount", "Read_AtomicRefcount", "1", None),
+    ("width guard, {v}, vs a 1024-tiny-task dispatch", SHARED,
+     "Guard_Rcupool/*", "dispatch", "dispatch_bench:Dispatch_Rcupool/"
+     "tiny_tasks", "1", ("<=", 0.02)),
+    ("reclaim p50: reset -> retired pool freed", RESET,
+     "Reclaim_ResetToFreed", "limit", "ms:2", "1", ("<=", 1.0)),
+    ("reclaim p50: last unpin -> kept pool freed", RESET,
+     "Reclaim_LastUnpinToFreed", "limit", "ms:2", "1", ("<=", 1.0)),
     ("dispatch, {v}", DISPATCH, "Dispatch_Rcupool/*", "pthreadpool",
      "Dispatch_Pthreadpool/*", "1", ("<=", 1.05)),
     ("XNNPACK invoke, 3x FC 256x256, batch 64", XNN, "XnnInvoke_Rcupool",
@@ -61,9 +89,12 @@ TARGETS = (
      ("<=", 1.1)),
 )
 VARIANT_LABELS = {"*": "n", "tiny_tasks": "1024 tiny tasks",
+                  "current_size": "current size",
+                  "live_size": "live size, not current",
                   "10us_tasks": "32 tasks of ~10 us"}
 READ_ROWS = (
     ("Read_Rcupool", "rcupool: read_lock + current + read_unlock"),
+    ("Read_RcupoolLockCurrent", "rcupool: read_lock_current + read_unlock"),
     ("Read_RcupoolInline", "rcupool: the same through inline.h"),
     ("Read_BareUrcu", "bare liburcu-bp section, inlined (limit)"),
     ("Read_BareUrcuThreeCalls",
@@ -73,7 +104,11 @@ READ_ROWS = (
     ("Read_RwlockGetter", "pthread_rwlock getter"),
     ("Read_AtomicRefcount", "atomic refcount get + put"),
     ("Read_SharedPtrAtomicLoad", "std::atomic_load(shared_ptr)"),
-    ("Pin_Rcupool", "rcupool: pin + unpin"))
+    ("Pin_Rcupool", "rcupool: pin + unpin"),
+    ("Guard_Rcupool/current_size",
+     "rcupool: width guard of the current size (sized pin, scope, unpin)"),
+    ("Guard_Rcupool/live_size",
+     "rcupool: width guard of a live size, not current"))
 DISPATCH_ROWS = (
     ("Dispatch_Pthreadpool", "pthreadpool_parallelize_1d"),
     ("Dispatch_Rcupool", "rcupool_parallelize_1d (read section)"),
