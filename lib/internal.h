@@ -12,7 +12,7 @@
  *
  *   Dispatch references live in the high half of the same atomic word, so
  *   one load gives both counts exactly: rp_pool_counted_refs() (the low
- *   half) is what the pin-count formulas of manager.c and reclaim.c use,
+ *   half) is what the one pin-count formula, rp_pool_pins_locked(), uses,
  *   and a dispatch never shows as a pin. Zero still means zero of all.
  *
  *   A pool started by rcupool_pin_sized() is never current until a reset
@@ -41,7 +41,6 @@
 #define RCUPOOL_LIB_INTERNAL_H
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -80,8 +79,13 @@ struct rp_pool {
 
   /* Under manager->lock only. */
   unsigned retires_pending;  /* queued retire callbacks, one ref each */
-  bool fork_orphan;          /* its threads did not survive fork() */
   struct cds_list_head node; /* in manager->pools while alive */
+
+  /* Its threads did not survive fork(). Set once, by the fork child
+   * handler (lib/fork.c), while it is the only thread of the child; never
+   * changed after, so every later thread of that process reads it without
+   * a lock (parallel.c dispatch, pool.c free) as well as under it. */
+  bool fork_orphan;
 
   /* Used once, by the party that dropped refs to zero. */
   struct rp_work free_work;
@@ -121,9 +125,10 @@ struct rcupool_manager {
 
   /* Default manager only (lib/fork.c). fork_stale: set by the fork child
    * handler, which publishes `spare` (a 1-thread pool made in the parent)
-   * as current; cleared by the first call that settles the manager (a
-   * pool of current_threads) or by any reset. Atomic. spare: under writer
-   * in the parent; consumed by the child handler. */
+   * as current; cleared only in reset.c (RESET-5), by the reset that
+   * settles the manager (a pool of current_threads) or by any reset.
+   * Atomic. spare: under writer in the parent; consumed by the child
+   * handler. */
   bool fork_stale;
   struct rp_pool *spare;
 };
@@ -158,8 +163,9 @@ bool rp_pool_put(struct rp_pool *p);
 void rp_pool_get_dispatch(struct rp_pool *p);
 bool rp_pool_put_dispatch(struct rp_pool *p);
 
-/* Joins the pool's threads and frees it. Called with no lock held, on the
- * reclaim thread, or by rcupool_destroy()/rcupool_create() cleanup. */
+/* Joins the pool's threads and frees it. Called only on the reclaim thread
+ * (reclaim.c), with no lock held, by the party that dropped refs to zero
+ * after it unlinked the pool. */
 void rp_pool_free(struct rp_pool *p);
 
 /* Aborts with a message if p's canary is not intact. */
@@ -174,6 +180,18 @@ static inline size_t rp_pool_counted_refs(const struct rp_pool *p) {
   return rp_pool_refs(p) & (RP_DISPATCH_REF - 1);
 }
 
+/* The pins held on p (MANAGER-3): refs - 1 if current - retires_pending,
+ * without the dispatch references; 0 for a dying pool (refs 0). Call with
+ * p->manager->lock held, where "current" and retires_pending cannot move.
+ * A never-current pool (generation 0) has no base reference: all its refs
+ * are pins. */
+static inline size_t rp_pool_pins_locked(const struct rp_pool *p) {
+  size_t base =
+      p->retires_pending + (p == p->manager->current ? 1 : 0);
+  size_t refs = rp_pool_counted_refs(p);
+  return refs > base ? refs - base : 0;
+}
+
 /* --- reclaim.c: grace-period callbacks and freeing ------------------------ */
 
 /* Queues the retire callback of rec (call after publishing a new pool). */
@@ -186,15 +204,19 @@ void rp_reclaim_free_later(struct rp_pool *p);
 /* Waits until no pool of m is waiting for a free already decided. */
 void rp_reclaim_drain(rcupool_t *m);
 
-/* True on the reclaim thread (callbacks, and log hooks they call). */
-bool rp_reclaim_in_callback(void);
+/* True where a call that waits for the reclaim thread (barrier, destroy)
+ * would wait for itself: inside a read-side section (the grace period
+ * waits for it), inside a task or on any worker of an rcupool pool (a free
+ * joins that pool's workers), or on the reclaim thread (callbacks, and log
+ * hooks they call). Such a call returns -EDEADLK (RECLAIM-8). */
+bool rp_reclaim_would_wait_for_self(void);
 
 /* fork (lib/fork.c): wait returns once no callback batch is running
  * (wait_gp: nor a grace period; memb, whose grace-period lock has no fork
  * hook); prepare takes the queue lock; parent releases it; child
  * re-initialises the queue's lock and condition variables, marks the
  * thread absent (it starts again on the next need) and queues again what
- * had not run (C7). */
+ * had not run (RECLAIM-7). */
 void rp_reclaim_fork_wait(bool wait_gp);
 void rp_reclaim_fork_prepare(void);
 void rp_reclaim_fork_parent(void);
@@ -255,13 +277,20 @@ void rp_log_defer_end(struct rp_log_deferred *buf);
 void rp_log_fork_child(void);
 
 /* The library's own logging; rcupool_log() is the public twin that other
- * components (lib/xnnpack, users' extensions) call. */
+ * components (lib/xnnpack, users' extensions) call. Which errors are
+ * logged, and at which level: LOG-5 in log.c. */
 void rp_log(rcupool_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
 
-/* --- fault.c: failure injection for tests --------------------------------- */
+/* The one fatal-error path: writes "rcupool: FILE:LINE: reason" to stderr
+ * (reason printf-style, no allocation, no lock, no log hook: also safe in
+ * a fork handler) and aborts. For broken invariants and for misuse the
+ * API documents as an abort. */
+#define rp_die(...) rp_die_at(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void rp_die_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), cold));
+
+/* --- fault.c: failure injection ------------------------------------------- */
 
 enum rp_fault_site {
   RP_FAULT_ALLOC = 0,         /* any allocation of the library */
@@ -285,32 +314,44 @@ size_t rp_cpus_env_thread_count(void);
 
 /* --- manager.c ------------------------------------------------------------ */
 
-/* Counts pins over m's pools. Call with m->lock held. */
-size_t rp_manager_pins_locked(const rcupool_t *m);
+/* Publishes p as m's current pool (MANAGER-5): the next generation, stored
+ * in p before p is published (release), then m->generation and
+ * m->current_threads (`threads`: p->threads, except in a fork child, where
+ * it stays the size the manager will settle at); a pool not yet on
+ * m->pools (`is_new`) is listed and counted as created; a publish that
+ * replaces a pool counts as a reset. The caller keeps the old pool's
+ * reference (reset.c retires it, fork.c drops it). Call with m->lock held
+ * and m->writer held (or, in the fork child handler, as the only thread).
+ * Returns the new generation. */
+uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
+                                   bool is_new, size_t threads);
 
-/* Initialises a manager in place with a first pool of default_threads
- * threads (0: rp_cpus_thread_count()). */
-int rp_manager_init(rcupool_t *m, size_t default_threads);
+/* --- reset.c -------------------------------------------------------------- */
+
+/* In a fork child, gives the default manager a pool of its size on the
+ * first call that needs one (parallelize outside a scope, pin; a reset
+ * settles by itself): RESET-5, FORK-5. Elsewhere one acquire load. Never
+ * call with m's locks held. */
+void rp_reset_settle_fork(rcupool_t *m);
+static inline void rp_fork_settle(rcupool_t *m) {
+  if (__builtin_expect(__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE), 0))
+    rp_reset_settle_fork(m);
+}
+
+/* --- default.c ------------------------------------------------------------ */
+
+/* The default manager pointer, or NULL before it exists (fork handlers). */
+rcupool_t *rp_default_peek(void);
+/* Fork handlers' part of default.c: prepare takes default_lock (FORK-2),
+ * parent and child release it. */
+void rp_default_fork_prepare(void);
+void rp_default_fork_parent(void);
+void rp_default_fork_child(void);
 
 /* --- fork.c ---------------------------------------------------------------- */
 
 /* Registers the fork handlers once per copy of the library. */
 void rp_fork_register(void);
-
-/* The default manager pointer (default.c), for the fork handlers. */
-rcupool_t *rp_default_peek(void);
-void rp_default_fork_prepare(void);
-void rp_default_fork_parent(void);
-void rp_default_fork_child(void);
-
-/* In a fork child, gives the default manager a pool of its size on the
- * first call that needs one (parallelize, pin, reset); elsewhere a single
- * relaxed load. Never call with m's locks held. */
-void rp_fork_settle_slow(rcupool_t *m);
-static inline void rp_fork_settle(rcupool_t *m) {
-  if (__builtin_expect(__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE), 0))
-    rp_fork_settle_slow(m);
-}
 
 /* The layout rcupool/inline.h reads (see there). */
 #include <stddef.h>

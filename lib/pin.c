@@ -2,41 +2,39 @@
  * Pins: a holder's claim on one pool, in caller-owned storage.
  *
  * Invariants kept here:
- *   N1. A pin is taken inside a read-side section on the pool that section
- *       saw as current. That pool holds a current or retire reference for
- *       as long as the section lasts (its retire callback waits for the
- *       section), so the increment never starts from zero.
- *   N2. An unpin's last access to shared memory is its decrement of the
- *       pool's refs, or, if that was the last reference, the hand-over of
- *       the pool it now owns to the reclaim thread. It never touches the
- *       manager, so rcupool_destroy() can trust a pin count of zero, and it
- *       never frees on the calling thread (a task may unpin its own pool).
- *   N3. An empty pin has pool_ == NULL; rcupool_unpin() empties the pin it
+ *   PIN-1. A pin is taken inside a read-side section on the pool that section
+ *       saw as current. That pool holds a current or retire reference for as
+ *       long as the section lasts (its retire callback waits for the section),
+ *       so the increment never starts from zero.
+ *   PIN-2. An unpin's last access to shared memory is its decrement of the
+ *       pool's refs, or, if that was the last reference, the hand-over of the
+ *       pool it now owns to the reclaim thread. It never touches the manager,
+ *       so rcupool_destroy() can trust a pin count of zero, and it never frees
+ *       on the calling thread (a task may unpin its own pool).
+ *   PIN-3. An empty pin has pool_ == NULL; rcupool_unpin() empties the pin it
  *       releases, so a second unpin is detected, logged and ignored.
  *
  * Sized pins (rcupool_pin_sized):
- *   SIZED-1. A sized pin of the current size is taken exactly as N1. Any
+ *   SIZED-1. A sized pin of the current size is taken exactly as PIN-1. Any
  *       other pool is found under m->lock with rp_pool_tryget(), never from
- *       zero: a pool whose last reference an unpin has just dropped is
- *       dying and is skipped, and a new pool of its size may then coexist
- *       with it until the reclaim thread frees it (as for reset, W2).
+ *       zero: a pool whose last reference an unpin has just dropped is dying
+ *       and is skipped, and a new pool of its size may then coexist with it
+ *       until the reclaim thread frees it (as for reset, RESET-2).
  *   SIZED-2. A pool is started only under m->writer, after a second search
  *       under that mutex: resets and other sized pins that start pools are
  *       serialised with it, so no two live pools of one size are ever both
  *       reachable (one pool per thread count, current or not).
  *   SIZED-3. A pool started here has refs = 1 (this pin's) and generation 0
- *       (never current); it goes on m->pools under m->lock before the pin
- *       is returned. Its last unpin hands it to the reclaim thread (N2), or
- *       a reset reuses it and makes it current (reset.c, W5).
- *   SIZED-4. A failure to start a pool changes nothing: the pin stays
- *       empty and no pool, thread or counter is added.
- *   SIZED-5. A sized pin's generation is the manager's generation when it
- *       was taken (for a pin of the current pool, that pool's generation,
- *       as for rcupool_pin()).
+ *       (never current); it goes on m->pools under m->lock before the pin is
+ *       returned. Its last unpin hands it to the reclaim thread (PIN-2), or a
+ *       reset reuses it and makes it current (reset.c, RESET-4).
+ *   SIZED-4. A failure to start a pool changes nothing: the pin stays empty
+ *       and no pool, thread or counter is added.
+ *   SIZED-5. A sized pin's generation is the manager's generation when it was
+ *       taken (for a pin of the current pool, that pool's generation, as for
+ *       rcupool_pin()).
  */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "internal.h"
 
@@ -52,11 +50,8 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
   size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
   uint64_t gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
   rp_read_unlock();
-  if (__builtin_expect(old == 0, 0)) {
-    fprintf(stderr, "rcupool: pin: pool %p reached from a section at refs 0\n",
-            (void *)p);
-    abort();
-  }
+  if (__builtin_expect(old == 0, 0))
+    rp_die("pin: pool %p reached from a section at refs 0", (void *)p);
   pin->pool_ = p;
   pin->manager_ = m;
   pin->threadpool_ = p->tp;
@@ -141,19 +136,15 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
   }
   if (threads == 0) threads = m->default_threads;
 
-  /* The current pool has that size: a pin as rcupool_pin() takes it (N1). */
+  /* The current pool has that size: a pin as rcupool_pin() takes (PIN-1). */
   rp_read_lock();
   struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
   if (__builtin_expect(p->threads == threads, 1)) {
     size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
     uint64_t gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
     rp_read_unlock();
-    if (__builtin_expect(old == 0, 0)) {
-      fprintf(stderr,
-              "rcupool: pin_sized: pool %p reached from a section at refs 0\n",
-              (void *)p);
-      abort();
-    }
+    if (__builtin_expect(old == 0, 0))
+      rp_die("pin_sized: pool %p reached from a section at refs 0", (void *)p);
     rp_pin_fill(pin, m, p, gen);
     return 0;
   }
