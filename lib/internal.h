@@ -30,12 +30,15 @@
  *   only (README guarantee 5).
  *
  * Locks (order: writer before lock)
- *   writer  serialises rcupool_reset() and rcupool_destroy(); held while a
- *           new pool's threads start. Never taken by readers, pins or the
- *           reclaim thread.
+ *   writer  serialises rcupool_reset(), rcupool_destroy(), the pool starts
+ *           of rcupool_pin_sized() and the settle of a fork child's
+ *           manager; held while a new pool's threads start; taken by
+ *           fork's prepare handler (lib/fork.c, FORK-2). Never taken by
+ *           readers, unpins or the reclaim thread.
  *   lock    protects the pool list, every pool's bookkeeping fields and the
  *           manager's counters. Held only for short, non-blocking work.
- *   Readers, pin and unpin take no lock.
+ *   Readers, unpin and rcupool_pin() take no lock (a pin in a fork child
+ *   before the manager is settled settles it first, under writer).
  */
 #ifndef RCUPOOL_LIB_INTERNAL_H
 #define RCUPOOL_LIB_INTERNAL_H
@@ -121,6 +124,7 @@ struct rcupool_manager {
   /* Immutable after create. The count of rcupool_reset(m, 0); 0: computed
    * by rp_cpus_thread_count() at each such reset (mask and quota of then). */
   size_t default_threads;
+  /* Set once by rcupool_default() before it publishes the manager. */
   bool is_default;
 
   /* Default manager only (lib/fork.c). fork_stale: set by the fork child
@@ -144,8 +148,10 @@ struct rcupool_manager {
 
 /* --- pool.c: the pool object -------------------------------------------- */
 
-/* Creates a pool of `threads` threads with refs = 1 (its current reference).
- * Returns 0, -ENOMEM or -EAGAIN. */
+/* Creates a pool of `threads` threads with refs = 1 (the creator's: the
+ * current reference of a pool about to be published, or the pin of a
+ * sized pin), not yet on m->pools. Returns 0, -ENOMEM or -EAGAIN; logs
+ * nothing (its callers do, LOG-5). */
 int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out);
 
 /* Takes a reference unless refs is zero. Returns false if the pool is dying. */
@@ -201,7 +207,9 @@ void rp_reclaim_retire(struct rp_retire *rec);
  * for long, never frees on the calling thread. */
 void rp_reclaim_free_later(struct rp_pool *p);
 
-/* Waits until no pool of m is waiting for a free already decided. */
+/* Waits until every item queued before the call has run, then, unless m
+ * is NULL, until no pool of m is waiting for a free already decided (a
+ * hand-over still in flight on another thread). */
 void rp_reclaim_drain(rcupool_t *m);
 
 /* True where a call that waits for the reclaim thread (barrier, destroy)

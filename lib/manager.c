@@ -146,7 +146,8 @@ int rcupool_destroy(rcupool_t *m) {
   pthread_mutex_unlock(&m->lock);
 
   /* Readers that saw cur leave their sections; then its current reference
-   * can go. With no pins it is the last one unless a retire is pending. */
+   * can go. With no pins it is the last one unless a retire is pending (or
+   * a dispatch of a caller that broke the rule above still holds it). */
   rp_synchronize_rcu();
   RP_TSAN_GP_ACQUIRE();
   pthread_mutex_lock(&m->lock);
