@@ -129,9 +129,9 @@ struct rcupool_manager {
 
   /* Default manager only (lib/fork.c). fork_stale: set by the fork child
    * handler, which publishes `spare` (a 1-thread pool made in the parent)
-   * as current; cleared only in reset.c (RESET-5), by the reset that
-   * settles the manager (a pool of current_threads) or by any reset.
-   * Atomic. spare: under writer in the parent; consumed by the child
+   * as current; cleared only in reset.c (RESET-5): by any reset that
+   * leaves a pool current (the settle's, of current_threads, included) and
+   * by a settle that failed. Atomic. spare: under writer in the parent; consumed by the child
    * handler. */
   bool fork_stale;
   struct rp_pool *spare;
@@ -192,8 +192,7 @@ static inline size_t rp_pool_counted_refs(const struct rp_pool *p) {
  * A never-current pool (generation 0) has no base reference: all its refs
  * are pins. */
 static inline size_t rp_pool_pins_locked(const struct rp_pool *p) {
-  size_t base =
-      p->retires_pending + (p == p->manager->current ? 1 : 0);
+  size_t base = p->retires_pending + (p == p->manager->current ? 1 : 0);
   size_t refs = rp_pool_counted_refs(p);
   return refs > base ? refs - base : 0;
 }

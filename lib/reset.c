@@ -70,7 +70,7 @@ static void rp_reset_failed(rcupool_t *m, bool settling) {
  * m->writer held, which it releases. settling: called to settle a stale
  * fork child (rp_reset_settle_fork). */
 static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
-  /* Only this function (under writer) changes m->current. */
+  /* m->current changes only under writer (MANAGER-5), so old stays. */
   struct rp_pool *old = m->current;
   if (old->threads == threads && !old->fork_orphan) {
     /* Nothing to publish. A fork child's spare of the size asked for is
