@@ -321,6 +321,11 @@ size_t rp_cpus_env_thread_count(void);
 
 /* --- manager.c ------------------------------------------------------------ */
 
+/* The count 0 stands for in rcupool_reset() and rcupool_pin_sized(): the
+ * one m was created with, else the default computed now (mask and quota
+ * of the calling thread: may read files, so call without m's locks). */
+size_t rp_manager_default_threads(const rcupool_t *m);
+
 /* Publishes p as m's current pool (MANAGER-5): the next generation, stored
  * in p before p is published (release), then m->generation and
  * m->current_threads (`threads`: p->threads, except in a fork child, where

@@ -53,6 +53,11 @@ uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
   return gen;
 }
 
+size_t rp_manager_default_threads(const rcupool_t *m) {
+  return m->default_threads != 0 ? m->default_threads
+                                 : rp_cpus_thread_count();
+}
+
 /* A manager in *m with a first pool of default_threads threads (0:
  * rp_cpus_thread_count()). For rcupool_create() only. */
 static int rp_manager_init(rcupool_t *m, size_t default_threads) {
@@ -64,10 +69,8 @@ static int rp_manager_init(rcupool_t *m, size_t default_threads) {
     pthread_mutex_destroy(&m->writer);
     return -ENOMEM;
   }
-  size_t threads =
-      default_threads != 0 ? default_threads : rp_cpus_thread_count();
   struct rp_pool *p;
-  int err = rp_pool_create(m, threads, &p);
+  int err = rp_pool_create(m, rp_manager_default_threads(m), &p);
   if (err != 0) {
     pthread_mutex_destroy(&m->lock);
     pthread_mutex_destroy(&m->writer);

@@ -134,7 +134,7 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
            (void *)pin);
     return -EBUSY;
   }
-  if (threads == 0) threads = m->default_threads;
+  if (threads == 0) threads = rp_manager_default_threads(m);
 
   /* The current pool has that size: a pin as rcupool_pin() takes (PIN-1). */
   rp_read_lock();

@@ -146,11 +146,8 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
            threads, RCUPOOL_MAX_THREADS);
     return -EINVAL;
   }
-  /* The default count: fixed at create, or the mask and quota of now
-   * (read before the writer lock: it reads files). */
-  if (threads == 0)
-    threads = m->default_threads != 0 ? m->default_threads
-                                      : rp_cpus_thread_count();
+  /* Read before the writer lock: it may read files. */
+  if (threads == 0) threads = rp_manager_default_threads(m);
   pthread_mutex_lock(&m->writer);
   return rp_reset_writer_held(m, threads, false);
 }

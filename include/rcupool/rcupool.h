@@ -260,7 +260,9 @@ typedef struct rcupool_pin {
 RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
 
 /*
- * Pins a pool of exactly `threads` threads (0: the manager's default count)
+ * Pins a pool of exactly `threads` threads (0: the manager's default count,
+ * as for rcupool_reset(m, 0): for a manager created with 0, computed now
+ * from the calling thread's affinity mask and the cgroup CPU quota)
  * without changing the current pool: the current pool if it has that size,
  * else a live pool of that size (retired, or started by another sized pin),
  * else a new pool that is never made current. At most one pool per thread
@@ -292,7 +294,9 @@ RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
  * pool of that size is alive: then it starts one, serialised with resets
  * (it may wait for a concurrent reset that is starting threads). When a pool
  * of that size is alive it takes the manager's internal lock for a short
- * search, or none when that pool is current. Lifetime: as rcupool_pin().
+ * search, or none when that pool is current; 0 on a manager created with 0
+ * also reads the mask and a few small cgroup files. Lifetime: as
+ * rcupool_pin().
  */
 RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
                                   rcupool_pin_t *pin);
