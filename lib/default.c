@@ -3,17 +3,17 @@
  * across fork() is lib/fork.c's.
  *
  * Invariants kept here:
- *   D1. At most one default manager exists per process: it is created under
- *       default_lock and published once; it is never destroyed.
- *   D2. A failed first creation leaves no manager and no threads behind; a
- *       later call tries again.
- *   D3. The fork handlers are registered (rp_fork_register, once per copy
- *       of the library) before the first manager is created, and the
+ *   DEFAULT-1. At most one default manager exists per process: it is created
+ *       under default_lock and published once; it is never destroyed.
+ *   DEFAULT-2. A failed first creation leaves no manager and no threads
+ *       behind; a later call tries again.
+ *   DEFAULT-3. The fork handlers are registered (rp_fork_register, once per
+ *       copy of the library) before the first manager is created, and the
  *       prepare handler takes default_lock first: a fork never catches the
- *       first creation half-way, the child never inherits default_lock
- *       held by another thread, and the manager pointer cannot change
- *       between prepare and the parent/child handler.
- *   D4. No message is logged with default_lock held (it is deferred).
+ *       first creation half-way, the child never inherits default_lock held by
+ *       another thread, and the manager pointer cannot change between prepare
+ *       and the parent/child handler.
+ *   DEFAULT-4. No message is logged with default_lock held (it is deferred).
  */
 #include <errno.h>
 #include <limits.h>

@@ -44,30 +44,29 @@
  *           and marks the manager stale. A pool already at refs zero whose
  *           hand-over to the reclaim thread the fork cut off (its unpinning
  *           thread does not exist here) is queued. The dispatch references
- *           of threads that do not exist here are dropped (lib/parallel.c, S6); a pool
- *           that reaches zero by that is queued as well.
+ *           of threads that do not exist here are dropped (lib/parallel.c,
+ *           PARALLEL-6); a pool that reaches zero by that is queued as
+ *           well. The publish is manager.c's (MANAGER-5), with the
+ *           reported thread count left at the size to settle at.
  *   FORK-5. A stale manager is settled by the first call that needs its
  *           real pool (rcupool_parallelize_1d outside a scope, rcupool_pin,
  *           or a reset, which settles by itself): a pool of the manager's
  *           size is created and published, and the spare retired. If that
  *           creation fails the 1-thread pool stays current (work runs on
  *           the calling thread, and the log says so) until a reset.
+ *           Settling is reset.c's (RESET-5); this file only marks stale.
  *   FORK-6. fork() inside a read-side section of the forking thread would
  *           deadlock with a grace period in flight (liburcu-bp's hook, or
  *           the memb grace period prepare waits for, waits for that
- *           section): prepare detects it, writes a message to stderr and
- *           aborts.
+ *           section): prepare detects it and dies with a message
+ *           (rp_die: stderr, no hook, no lock).
  */
 #include <pthread.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-static bool fork_registered;
 /* Set in prepare, read in parent/child: this copy called liburcu-bp's
  * hooks for this fork (FORK-3). Only the forking thread touches it, under
  * glibc's atfork lock. */
@@ -85,16 +84,10 @@ static bool rp_every_signal_blocked(void) {
   return true;
 }
 
-static void rp_fork_die(const char *msg) {
-  ssize_t r = write(2, msg, strlen(msg));
-  (void)r;
-  abort();
-}
-
 static void rp_fork_prepare(void) {
   if (rp_read_ongoing_quiet())
-    rp_fork_die("rcupool: fork() inside a read-side section of the forking "
-                "thread; leave the section first (README, fork)\n");
+    rp_die("fork() inside a read-side section of the forking thread; leave "
+           "the section first (README, fork)");
   rp_default_fork_prepare();
   rcupool_t *m = rp_default_peek();
   took_manager = m != NULL;
@@ -159,14 +152,10 @@ static void rp_fork_child_manager(rcupool_t *m) {
   }
   m->spare = NULL;
   struct rp_pool *old = m->current;
-  cds_list_add(&spare->node, &m->pools);
-  m->pools_created++;
-  m->resets++;
-  uint64_t gen = m->generation + 1;
-  spare->generation = gen;
-  m->generation = gen;
   /* current_threads keeps the size the settled pool will have. */
-  __atomic_store_n(&m->current, spare, __ATOMIC_RELEASE);
+  rp_manager_publish_locked(m, spare, true,
+                            __atomic_load_n(&m->current_threads,
+                                            __ATOMIC_RELAXED));
   __atomic_store_n(&m->fork_stale, true, __ATOMIC_RELEASE);
   /* No reader of the parent's threads exists here (FORK-6: not even this
    * thread's): the old current reference can go at once. */
@@ -187,8 +176,14 @@ static void rp_fork_child(void) {
 }
 
 static void rp_fork_register_once(void) {
-  fork_registered =
-      pthread_atfork(rp_fork_prepare, rp_fork_parent, rp_fork_child) == 0;
+  /* Without handlers a fork child inherits locks and pools as they were:
+   * rcupool must not be used there. Said once, at load. */
+  int err = pthread_atfork(rp_fork_prepare, rp_fork_parent, rp_fork_child);
+  if (err != 0)
+    rp_log(RCUPOOL_LOG_ERROR,
+           "fork: pthread_atfork failed (%d); do not use rcupool in a child "
+           "of fork()",
+           err);
 }
 
 void rp_fork_register(void) {
@@ -197,32 +192,4 @@ void rp_fork_register(void) {
 
 __attribute__((constructor)) static void rp_fork_register_at_load(void) {
   rp_fork_register();
-}
-
-void rp_fork_settle_slow(rcupool_t *m) {
-  struct rp_log_deferred deferred;
-  pthread_mutex_lock(&m->writer);
-  rp_log_defer_begin(&deferred);
-  bool stale = __atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE);
-  size_t want = __atomic_load_n(&m->current_threads, __ATOMIC_RELAXED);
-  pthread_mutex_unlock(&m->writer);
-  rp_log_defer_end(&deferred);
-  if (!stale) return;
-  if (!fork_registered)
-    rp_log(RCUPOOL_LOG_WARN, "fork: pthread_atfork failed at load");
-  /* A reset publishes a pool of `want` threads (or finds the current one of
-   * that size) and clears fork_stale itself. */
-  int err = rcupool_reset(m, want);
-  if (err == 0) {
-    if (__atomic_exchange_n(&m->fork_stale, false, __ATOMIC_ACQ_REL))
-      rp_log(RCUPOOL_LOG_DEBUG, "fork child: manager %p settled at %zu threads",
-             (void *)m, want);
-    return;
-  }
-  if (__atomic_exchange_n(&m->fork_stale, false, __ATOMIC_ACQ_REL))
-    rp_log(RCUPOOL_LOG_ERROR,
-           "fork child: cannot start a pool of %zu threads (%d); parallel "
-           "work of the default manager runs on the calling thread until a "
-           "reset succeeds",
-           want, err);
 }

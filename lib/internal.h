@@ -12,7 +12,7 @@
  *
  *   Dispatch references live in the high half of the same atomic word, so
  *   one load gives both counts exactly: rp_pool_counted_refs() (the low
- *   half) is what the pin-count formulas of manager.c and reclaim.c use,
+ *   half) is what the one pin-count formula, rp_pool_pins_locked(), uses,
  *   and a dispatch never shows as a pin. Zero still means zero of all.
  *
  *   A pool started by rcupool_pin_sized() is never current until a reset
@@ -30,18 +30,20 @@
  *   only (README guarantee 5).
  *
  * Locks (order: writer before lock)
- *   writer  serialises rcupool_reset() and rcupool_destroy(); held while a
- *           new pool's threads start. Never taken by readers, pins or the
- *           reclaim thread.
+ *   writer  serialises rcupool_reset(), rcupool_destroy(), the pool starts
+ *           of rcupool_pin_sized() and the settle of a fork child's
+ *           manager; held while a new pool's threads start; taken by
+ *           fork's prepare handler (lib/fork.c, FORK-2). Never taken by
+ *           readers, unpins or the reclaim thread.
  *   lock    protects the pool list, every pool's bookkeeping fields and the
  *           manager's counters. Held only for short, non-blocking work.
- *   Readers, pin and unpin take no lock.
+ *   Readers, unpin and rcupool_pin() take no lock (a pin in a fork child
+ *   before the manager is settled settles it first, under writer).
  */
 #ifndef RCUPOOL_LIB_INTERNAL_H
 #define RCUPOOL_LIB_INTERNAL_H
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -80,8 +82,13 @@ struct rp_pool {
 
   /* Under manager->lock only. */
   unsigned retires_pending;  /* queued retire callbacks, one ref each */
-  bool fork_orphan;          /* its threads did not survive fork() */
   struct cds_list_head node; /* in manager->pools while alive */
+
+  /* Its threads did not survive fork(). Set once, by the fork child
+   * handler (lib/fork.c), while it is the only thread of the child; never
+   * changed after, so every later thread of that process reads it without
+   * a lock (parallel.c dispatch, pool.c free) as well as under it. */
+  bool fork_orphan;
 
   /* Used once, by the party that dropped refs to zero. */
   struct rp_work free_work;
@@ -117,13 +124,15 @@ struct rcupool_manager {
   /* Immutable after create. The count of rcupool_reset(m, 0); 0: computed
    * by rp_cpus_thread_count() at each such reset (mask and quota of then). */
   size_t default_threads;
+  /* Set once by rcupool_default() before it publishes the manager. */
   bool is_default;
 
   /* Default manager only (lib/fork.c). fork_stale: set by the fork child
    * handler, which publishes `spare` (a 1-thread pool made in the parent)
-   * as current; cleared by the first call that settles the manager (a
-   * pool of current_threads) or by any reset. Atomic. spare: under writer
-   * in the parent; consumed by the child handler. */
+   * as current; cleared only in reset.c (RESET-5): by any reset that
+   * leaves a pool current (the settle's, of current_threads, included) and
+   * by a settle that failed. Atomic. spare: under writer in the parent; consumed by the child
+   * handler. */
   bool fork_stale;
   struct rp_pool *spare;
 };
@@ -139,8 +148,10 @@ struct rcupool_manager {
 
 /* --- pool.c: the pool object -------------------------------------------- */
 
-/* Creates a pool of `threads` threads with refs = 1 (its current reference).
- * Returns 0, -ENOMEM or -EAGAIN. */
+/* Creates a pool of `threads` threads with refs = 1 (the creator's: the
+ * current reference of a pool about to be published, or the pin of a
+ * sized pin), not yet on m->pools. Returns 0, -ENOMEM or -EAGAIN; logs
+ * nothing (its callers do, LOG-5). */
 int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out);
 
 /* Takes a reference unless refs is zero. Returns false if the pool is dying. */
@@ -164,8 +175,9 @@ static inline bool rp_pool_put(struct rp_pool *p) {
 void rp_pool_get_dispatch(struct rp_pool *p);
 bool rp_pool_put_dispatch(struct rp_pool *p);
 
-/* Joins the pool's threads and frees it. Called with no lock held, on the
- * reclaim thread, or by rcupool_destroy()/rcupool_create() cleanup. */
+/* Joins the pool's threads and frees it. Called only on the reclaim thread
+ * (reclaim.c), with no lock held, by the party that dropped refs to zero
+ * after it unlinked the pool. */
 void rp_pool_free(struct rp_pool *p);
 
 /* Aborts with a message if p's canary is not intact. */
@@ -180,6 +192,17 @@ static inline size_t rp_pool_counted_refs(const struct rp_pool *p) {
   return rp_pool_refs(p) & (RP_DISPATCH_REF - 1);
 }
 
+/* The pins held on p (MANAGER-3): refs - 1 if current - retires_pending,
+ * without the dispatch references; 0 for a dying pool (refs 0). Call with
+ * p->manager->lock held, where "current" and retires_pending cannot move.
+ * A never-current pool (generation 0) has no base reference: all its refs
+ * are pins. */
+static inline size_t rp_pool_pins_locked(const struct rp_pool *p) {
+  size_t base = p->retires_pending + (p == p->manager->current ? 1 : 0);
+  size_t refs = rp_pool_counted_refs(p);
+  return refs > base ? refs - base : 0;
+}
+
 /* --- reclaim.c: grace-period callbacks and freeing ------------------------ */
 
 /* Queues the retire callback of rec (call after publishing a new pool). */
@@ -189,18 +212,24 @@ void rp_reclaim_retire(struct rp_retire *rec);
  * for long, never frees on the calling thread. */
 void rp_reclaim_free_later(struct rp_pool *p);
 
-/* Waits until no pool of m is waiting for a free already decided. */
+/* Waits until every item queued before the call has run, then, unless m
+ * is NULL, until no pool of m is waiting for a free already decided (a
+ * hand-over still in flight on another thread). */
 void rp_reclaim_drain(rcupool_t *m);
 
-/* True on the reclaim thread (callbacks, and log hooks they call). */
-bool rp_reclaim_in_callback(void);
+/* True where a call that waits for the reclaim thread (barrier, destroy)
+ * would wait for itself: inside a read-side section (the grace period
+ * waits for it), inside a task or on any worker of an rcupool pool (a free
+ * joins that pool's workers), or on the reclaim thread (callbacks, and log
+ * hooks they call). Such a call returns -EDEADLK (RECLAIM-8). */
+bool rp_reclaim_would_wait_for_self(void);
 
 /* fork (lib/fork.c): wait returns once no callback batch is running
  * (wait_gp: nor a grace period; memb, whose grace-period lock has no fork
  * hook); prepare takes the queue lock; parent releases it; child
  * re-initialises the queue's lock and condition variables, marks the
  * thread absent (it starts again on the next need) and queues again what
- * had not run (C7). */
+ * had not run (RECLAIM-7). */
 void rp_reclaim_fork_wait(bool wait_gp);
 void rp_reclaim_fork_prepare(void);
 void rp_reclaim_fork_parent(void);
@@ -229,7 +258,7 @@ RP_READ_SIDE_API void rp_read_lock(void);
 RP_READ_SIDE_API void rp_read_unlock(void);
 
 /* Inside one read-side section: the current pool of m, with a reference
- * taken for a pin (pin.c, N1) and its generation in *gen; when threads is
+ * taken for a pin (pin.c, PIN-1) and its generation in *gen; when threads is
  * not 0 and the current pool has another size, NULL and nothing taken. */
 RP_READ_SIDE_API struct rp_pool *rp_read_get_current(rcupool_t *m,
                                                      size_t threads,
@@ -268,13 +297,20 @@ void rp_log_defer_end(struct rp_log_deferred *buf);
 void rp_log_fork_child(void);
 
 /* The library's own logging; rcupool_log() is the public twin that other
- * components (lib/xnnpack, users' extensions) call. */
+ * components (lib/xnnpack, users' extensions) call. Which errors are
+ * logged, and at which level: LOG-5 in log.c. */
 void rp_log(rcupool_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
 
-/* --- fault.c: failure injection for tests --------------------------------- */
+/* The one fatal-error path: writes "rcupool: FILE:LINE: reason" to stderr
+ * (reason printf-style, no allocation, no lock, no log hook: also safe in
+ * a fork handler) and aborts. For broken invariants and for misuse the
+ * API documents as an abort. */
+#define rp_die(...) rp_die_at(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void rp_die_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), cold));
+
+/* --- fault.c: failure injection ------------------------------------------- */
 
 enum rp_fault_site {
   RP_FAULT_ALLOC = 0,         /* any allocation of the library */
@@ -298,32 +334,49 @@ size_t rp_cpus_env_thread_count(void);
 
 /* --- manager.c ------------------------------------------------------------ */
 
-/* Counts pins over m's pools. Call with m->lock held. */
-size_t rp_manager_pins_locked(const rcupool_t *m);
+/* The count 0 stands for in rcupool_reset() and rcupool_pin_sized(): the
+ * one m was created with, else the default computed now (mask and quota
+ * of the calling thread: may read files, so call without m's locks). */
+size_t rp_manager_default_threads(const rcupool_t *m);
 
-/* Initialises a manager in place with a first pool of default_threads
- * threads (0: rp_cpus_thread_count()). */
-int rp_manager_init(rcupool_t *m, size_t default_threads);
+/* Publishes p as m's current pool (MANAGER-5): the next generation, stored
+ * in p before p is published (release), then m->generation and
+ * m->current_threads (`threads`: p->threads, except in a fork child, where
+ * it stays the size the manager will settle at); a pool not yet on
+ * m->pools (`is_new`) is listed and counted as created; a publish that
+ * replaces a pool counts as a reset. The caller keeps the old pool's
+ * reference (reset.c retires it, fork.c drops it). Call with m->lock held
+ * and m->writer held (or, in the fork child handler, as the only thread).
+ * Returns the new generation. */
+uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
+                                   bool is_new, size_t threads);
+
+/* --- reset.c -------------------------------------------------------------- */
+
+/* In a fork child, gives the default manager a pool of its size on the
+ * first call that needs one (parallelize outside a scope, pin; a reset
+ * settles by itself): RESET-5, FORK-5. Elsewhere one acquire load. Never
+ * call with m's locks held. */
+void rp_reset_settle_fork(rcupool_t *m);
+static inline void rp_fork_settle(rcupool_t *m) {
+  if (__builtin_expect(__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE), 0))
+    rp_reset_settle_fork(m);
+}
+
+/* --- default.c ------------------------------------------------------------ */
+
+/* The default manager pointer, or NULL before it exists (fork handlers). */
+rcupool_t *rp_default_peek(void);
+/* Fork handlers' part of default.c: prepare takes default_lock (FORK-2),
+ * parent and child release it. */
+void rp_default_fork_prepare(void);
+void rp_default_fork_parent(void);
+void rp_default_fork_child(void);
 
 /* --- fork.c ---------------------------------------------------------------- */
 
 /* Registers the fork handlers once per copy of the library. */
 void rp_fork_register(void);
-
-/* The default manager pointer (default.c), for the fork handlers. */
-rcupool_t *rp_default_peek(void);
-void rp_default_fork_prepare(void);
-void rp_default_fork_parent(void);
-void rp_default_fork_child(void);
-
-/* In a fork child, gives the default manager a pool of its size on the
- * first call that needs one (parallelize, pin, reset); elsewhere a single
- * relaxed load. Never call with m's locks held. */
-void rp_fork_settle_slow(rcupool_t *m);
-static inline void rp_fork_settle(rcupool_t *m) {
-  if (__builtin_expect(__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE), 0))
-    rp_fork_settle_slow(m);
-}
 
 /* The layout rcupool/inline.h reads (see there). */
 #include <stddef.h>

@@ -1,5 +1,6 @@
 /*
- * The process-wide log hook.
+ * The process-wide log hook, the library's logging rule and its one fatal
+ * path.
  *
  * Invariants:
  *   LOG-1. A hook runs with hook_lock held for reading, so rcupool_set_log()
@@ -13,14 +14,31 @@
  *          after unlocking. So a hook may call any rcupool function but
  *          rcupool_set_log() (on the reclaim thread, barrier is -EDEADLK).
  *   LOG-4. No hook call happens in a fork handler. In the child, hook_lock
- *          is re-initialised (a parent thread may have been inside a hook);
- *          hook_fn/hook_ctx are one pair published together, so the child
- *          sees either the old or the new pair.
+ *          is re-initialised (a parent thread may have been inside a hook)
+ *          by the child handler, so the child logs normally once the
+ *          handlers returned; hook_fn/hook_ctx are one pair published
+ *          together, so the child sees either the old or the new pair.
+ *   LOG-5. The rule for errors. A public call that returns a negative
+ *          errno logs why, once, where it decides to return it, before it
+ *          returns: at error level, except -EBUSY (a refusal that changes
+ *          nothing and that the caller resolves by letting go of a pin),
+ *          at warning level. The one exception is -EINVAL for a NULL
+ *          argument, which is not logged (the return says it all, and the
+ *          NULL checks of the fast paths stay one branch). Calls that
+ *          cannot return an error but ignore a misuse (unpin of an empty
+ *          pin, scope exit with none entered) log it at warning level.
+ *   LOG-6. The one fatal path is rp_die() (internal.h): broken invariants
+ *          and the misuses the API documents as an abort. It writes
+ *          "rcupool: FILE:LINE: reason" to stderr with write(2), formatted
+ *          on the stack, and aborts; it takes no lock and calls no hook, so
+ *          it may run anywhere (a fork handler, with any lock held).
  */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -43,6 +61,9 @@ static void rp_log_default(rcupool_log_level_t level, const char *message) {
   if (level >= RCUPOOL_LOG_WARN)
     fprintf(stderr, "rcupool: %s: %s\n", level_names[level], message);
 }
+
+static void rp_vlog(rcupool_log_level_t level, const char *fmt,
+                    va_list ap) __attribute__((format(printf, 2, 0)));
 
 void rp_log(rcupool_log_level_t level, const char *fmt, ...) {
   va_list ap;
@@ -69,7 +90,8 @@ static void rp_log_emit(rcupool_log_level_t level, const char *message) {
   pthread_rwlock_unlock(&hook_lock);
 }
 
-void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
+static void rp_vlog(rcupool_log_level_t level, const char *fmt,
+                    va_list ap) {
   struct rp_log_deferred *d = deferred_to;
   if (d != NULL) {
     if (d->count == sizeof d->level / sizeof d->level[0]) {
@@ -120,4 +142,24 @@ void rcupool_set_log(rcupool_log_fn fn, void *ctx) {
 void rp_log_fork_child(void) {
   pthread_rwlock_init(&hook_lock, NULL);
   deferred_to = NULL;
+}
+
+void rp_die_at(const char *file, int line, const char *fmt, ...) {
+  char message[512];
+  int n = snprintf(message, sizeof message, "rcupool: %s:%d: ", file, line);
+  if (n < 0) n = 0;
+  if ((size_t)n >= sizeof message) n = sizeof message - 1;
+  va_list ap;
+  va_start(ap, fmt);
+  int r = vsnprintf(message + n, sizeof message - (size_t)n, fmt, ap);
+  va_end(ap);
+  size_t len = (size_t)n + (r > 0 ? (size_t)r : 0);
+  if (len > sizeof message - 2) len = sizeof message - 2;
+  message[len++] = '\n';
+  for (size_t done = 0; done < len;) {
+    ssize_t w = write(2, message + done, len - done);
+    if (w <= 0) break;
+    done += (size_t)w;
+  }
+  abort();
 }

@@ -1,27 +1,36 @@
 /*
- * The manager: creation, destruction, and what can be read about it.
+ * The manager: creation, destruction, the publish step, and what can be
+ * read about it.
  *
  * Invariants kept here:
- *   M1. Between create and destroy, m->current is never NULL and is on
- *       m->pools.
- *   M2. destroy frees nothing while any pin is held (-EBUSY), and frees the
- *       manager only after every pool is off m->pools and every callback
- *       that could touch m has returned (a final drain of the reclaim queue). An unpin never
- *       touches the manager after its decrement (pin.c), so "no pin seen" is
- *       final: the only later users of m are callbacks, which the barrier
- *       covers.
- *   M3. pins = sum over pools of refs - (1 if current) - retires_pending,
- *       read under m->lock, where retires_pending and "current" cannot move;
- *       refs here is rp_pool_counted_refs(), without the dispatch
- *       references of running rcupool_parallelize_1d() calls (one atomic
- *       load: a dispatch never counts as a pin). A retired pool held only
- *       by a dispatch counts as kept until that dispatch frees it.
- *       A never-current pool (generation 0) has no base reference: all its
- *       refs are pins.
- *   M4. Under m->lock every alive pool is in exactly one of: current,
- *       retiring (retire pending), kept, never current, dying (refs 0); a
- *       reset reuses a never-current pool in one hold of the lock
- *       (reset.c, W5), so stats see it in one state or the other.
+ *   MANAGER-1. Between create and destroy, m->current is never NULL and is
+ *       on m->pools.
+ *   MANAGER-2. destroy frees nothing while any pin is held (-EBUSY), and
+ *       frees the manager only after every pool is off m->pools and every
+ *       callback that could touch m has returned (a final drain of the
+ *       reclaim queue). An unpin never touches the manager after its
+ *       decrement (pin.c), so "no pin seen" is final: the only later users
+ *       of m are callbacks, which the drain covers.
+ *   MANAGER-3. pins = sum over pools of refs - (1 if current) -
+ *       retires_pending, read under m->lock, where retires_pending and
+ *       "current" cannot move; refs here is rp_pool_counted_refs(), without
+ *       the dispatch references of running rcupool_parallelize_1d() calls
+ *       (one atomic load: a dispatch never counts as a pin). A retired pool
+ *       held only by a dispatch counts as kept until that dispatch frees
+ *       it. A never-current pool (generation 0) has no base reference: all
+ *       its refs are pins. The formula is written once,
+ *       rp_pool_pins_locked() (internal.h).
+ *   MANAGER-4. Under m->lock every alive pool is in exactly one of:
+ *       current, retiring (retire pending), kept, never current, dying
+ *       (refs 0); a reset reuses a never-current pool in one hold of the
+ *       lock (reset.c, RESET-4), so stats see it in one state or the other.
+ *   MANAGER-5. Every publish (create, reset, the fork child's spare) is
+ *       rp_manager_publish_locked(), under m->lock: generation grows by one
+ *       per publish and is stored in the pool before the pool pointer is
+ *       published (release), so a reader that sees the pool sees its
+ *       generation; m->generation, m->current_threads and the counters
+ *       change in the same hold, so rcupool_get_stats() never sees half a
+ *       publish.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,7 +38,29 @@
 
 #include "internal.h"
 
-int rp_manager_init(rcupool_t *m, size_t default_threads) {
+uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
+                                   bool is_new, size_t threads) {
+  if (is_new) {
+    cds_list_add(&p->node, &m->pools);
+    m->pools_created++;
+  }
+  if (m->current != NULL) m->resets++;
+  uint64_t gen = m->generation + 1;
+  __atomic_store_n(&p->generation, gen, __ATOMIC_RELAXED);
+  __atomic_store_n(&m->current, p, __ATOMIC_RELEASE);
+  __atomic_store_n(&m->generation, gen, __ATOMIC_RELAXED);
+  __atomic_store_n(&m->current_threads, threads, __ATOMIC_RELAXED);
+  return gen;
+}
+
+size_t rp_manager_default_threads(const rcupool_t *m) {
+  return m->default_threads != 0 ? m->default_threads
+                                 : rp_cpus_thread_count();
+}
+
+/* A manager in *m with a first pool of default_threads threads (0:
+ * rp_cpus_thread_count()). For rcupool_create() only. */
+static int rp_manager_init(rcupool_t *m, size_t default_threads) {
   memset(m, 0, sizeof(*m));
   CDS_INIT_LIST_HEAD(&m->pools);
   m->default_threads = default_threads;
@@ -38,21 +69,19 @@ int rp_manager_init(rcupool_t *m, size_t default_threads) {
     pthread_mutex_destroy(&m->writer);
     return -ENOMEM;
   }
-  size_t threads =
-      default_threads != 0 ? default_threads : rp_cpus_thread_count();
   struct rp_pool *p;
-  int err = rp_pool_create(m, threads, &p);
+  int err = rp_pool_create(m, rp_manager_default_threads(m), &p);
   if (err != 0) {
     pthread_mutex_destroy(&m->lock);
     pthread_mutex_destroy(&m->writer);
     return err;
   }
-  p->generation = 1;
-  cds_list_add(&p->node, &m->pools);
-  m->pools_created = 1;
-  m->generation = 1;
-  m->current_threads = p->threads;
-  __atomic_store_n(&m->current, p, __ATOMIC_RELEASE);
+  /* No other thread knows m yet; the locks keep MANAGER-5 one path. */
+  pthread_mutex_lock(&m->writer);
+  pthread_mutex_lock(&m->lock);
+  rp_manager_publish_locked(m, p, true, p->threads);
+  pthread_mutex_unlock(&m->lock);
+  pthread_mutex_unlock(&m->writer);
   rp_log(RCUPOOL_LOG_DEBUG, "manager %p: publish pool %p (%zu threads) gen 1",
          (void *)m, (void *)p, p->threads);
   return 0;
@@ -66,9 +95,12 @@ int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
            threads, RCUPOOL_MAX_THREADS);
     return -EINVAL;
   }
-  if (rp_fault(RP_FAULT_ALLOC)) return -ENOMEM;
-  rcupool_t *m = malloc(sizeof(*m));
-  if (m == NULL) return -ENOMEM;
+  rcupool_t *m = NULL;
+  if (!rp_fault(RP_FAULT_ALLOC)) m = malloc(sizeof(*m));
+  if (m == NULL) {
+    rp_log(RCUPOOL_LOG_ERROR, "create: out of memory");
+    return -ENOMEM;
+  }
   int err = rp_manager_init(m, threads);
   if (err != 0) {
     free(m);
@@ -79,23 +111,28 @@ int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
   return 0;
 }
 
-size_t rp_manager_pins_locked(const rcupool_t *m) {
+/* Counts pins over m's pools. Call with m->lock held. */
+static size_t rp_manager_pins_locked(const rcupool_t *m) {
   size_t pins = 0;
   struct rp_pool *p;
-  rp_for_each_pool(p, m) {
-    size_t base = p->retires_pending + (p == m->current ? 1 : 0);
-    size_t refs = rp_pool_counted_refs(p);
-    if (refs > base) pins += refs - base;
-  }
+  rp_for_each_pool(p, m) pins += rp_pool_pins_locked(p);
   return pins;
 }
 
 int rcupool_destroy(rcupool_t *m) {
   if (m == NULL) return 0;
-  if (m->is_default) return -EPERM;
-  if (rp_read_ongoing() || rp_in_task() || rp_reclaim_in_callback())
+  if (m->is_default) {
+    rp_log(RCUPOOL_LOG_ERROR,
+           "destroy: manager %p is the process-wide manager; refused",
+           (void *)m);
+    return -EPERM;
+  }
+  if (rp_reclaim_would_wait_for_self()) {
+    rp_log(RCUPOOL_LOG_ERROR,
+           "destroy: called inside a read-side section, a task or on the "
+           "reclaim thread; it would wait for itself");
     return -EDEADLK;
-
+  }
   pthread_mutex_lock(&m->writer);
   pthread_mutex_lock(&m->lock);
   size_t pins = rp_manager_pins_locked(m);
@@ -112,14 +149,15 @@ int rcupool_destroy(rcupool_t *m) {
   pthread_mutex_unlock(&m->lock);
 
   /* Readers that saw cur leave their sections; then its current reference
-   * can go. With no pins it is the last one unless a retire is pending. */
+   * can go. With no pins it is the last one unless a retire is pending (or
+   * a dispatch of a caller that broke the rule above still holds it). */
   rp_synchronize_rcu();
   RP_TSAN_GP_ACQUIRE();
   pthread_mutex_lock(&m->lock);
   bool last = rp_pool_put(cur);
   pthread_mutex_unlock(&m->lock);
-  /* Unlinked and freed on the reclaim thread, like every pool (C5 in
-   * reclaim.c). */
+  /* Unlinked and freed on the reclaim thread, like every pool
+   * (RECLAIM-5). */
   if (last) rp_reclaim_free_later(cur);
 
   /* Every other pool is waiting for a retire callback or for a free that
@@ -168,12 +206,10 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
     size_t all_refs = rp_pool_refs(p);
-    size_t refs = all_refs & (RP_DISPATCH_REF - 1);
     bool is_current = p == m->current;
-    size_t base = p->retires_pending + (is_current ? 1 : 0);
     s.pools_alive++;
     s.threads_alive += p->threads;
-    if (refs > base) s.pins += refs - base;
+    s.pins += rp_pool_pins_locked(p);
     s.frees_pending += p->retires_pending;
     if (all_refs == 0)
       s.frees_pending++; /* an unpin has handed it to the reclaim thread */

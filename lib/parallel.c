@@ -2,47 +2,45 @@
  * Scopes and parallel dispatch.
  *
  * Invariants kept here:
- *   S1. A thread's scope stack holds pins its caller keeps pinned until the
- *       matching exit; a call on manager m uses the innermost entry whose
- *       pin belongs to m, so a scope never leaks into another manager.
- *   S2. A dispatch holds its own dispatch reference on the pool it runs on
- *       (lib/internal.h) from before the first task starts until the last
- *       one returned, and no read-side section while tasks run: outside a
+ *   PARALLEL-1. A thread's scope stack holds pins its caller keeps pinned
+ *       until the matching exit; a call on manager m uses the innermost entry
+ *       whose pin belongs to m, so a scope never leaks into another manager.
+ *   PARALLEL-2. A dispatch holds its own dispatch reference on the pool it
+ *       runs on (lib/internal.h) from before the first task starts until the
+ *       last one returned, and no read-side section while tasks run: outside a
  *       scope the reference is taken inside a short section on the current
  *       pool (refs >= 1 there: its current or retire reference) and the
- *       section ends before dispatch; inside a scope it is taken on the
- *       scope pin's pool, which the pin holds. So a task may fork (no
- *       section of the dispatching thread holds up a grace period), and a
- *       task may unpin the pin of the scope it was dispatched from: the
- *       pool then lives until the dispatch drops its reference, and that
- *       put, if last, hands the pool to the reclaim thread (single freer).
- *       Dispatch references never count as pins (stats, destroy).
- *   S5. Inside a scope, the pin is read once, before dispatch, into locals
- *       (pool, pthreadpool, threads): no field of the pin is read after a
- *       task may have unpinned it. A later call in the same scope finds
- *       the pin empty and aborts with a message (S1 broken by the caller).
- *   S6. A thread holds at most one dispatch reference (nested calls run
- *       inline, S3), recorded in `dispatching`. The fork child handler
- *       (lib/fork.c, FORK-4) drops the dispatch references of every other
- *       thread of the parent, which do not exist in the child.
- *   S3. A thread is "in a task" when it runs a task dispatched here
- *       (task_depth > 0) or is a worker thread of any rcupool pool
- *       (worker_of != NULL: set once on each worker when its pool is
- *       created, S4): every code a worker runs is some task, whoever
- *       dispatched it (rcupool, XNNPACK, the user's own pthreadpool call).
- *       A nested rcupool_parallelize_1d() there runs inline, and barrier
- *       and destroy return -EDEADLK. Not detected: the thread that itself
- *       called pthreadpool_parallelize_*() directly on an rcupool pool,
- *       while it runs its own share of the tasks (README, misuse table).
- *   S4. rp_parallel_mark_workers() runs one task per thread of the new pool
- *       (pthreadpool hands each thread of a 1d call of `threads` items one
- *       item first; each item waits until all have started, bounded by a
+ *       section ends before dispatch; inside a scope it is taken on the scope
+ *       pin's pool, which the pin holds. So a task may fork (no section of the
+ *       dispatching thread holds up a grace period), and a task may unpin the
+ *       pin of the scope it was dispatched from: the pool then lives until the
+ *       dispatch drops its reference, and that put, if last, hands the pool to
+ *       the reclaim thread (single freer). Dispatch references never count as
+ *       pins (stats, destroy).
+ *   PARALLEL-3. A thread is "in a task" when it runs a task dispatched here
+ *       (task_depth > 0) or is a worker thread of any rcupool pool (worker_of
+ *       != NULL: set once on each worker when its pool is created,
+ *       PARALLEL-4): every code a worker runs is some task, whoever dispatched
+ *       it (rcupool, XNNPACK, the user's own pthreadpool call). A nested
+ *       rcupool_parallelize_1d() there runs inline, and barrier and destroy
+ *       return -EDEADLK. Not detected: the thread that itself called
+ *       pthreadpool_parallelize_*() directly on an rcupool pool, while it runs
+ *       its own share of the tasks (README, misuse table).
+ *   PARALLEL-4. rp_parallel_mark_workers() runs one task per thread of the new
+ *       pool (pthreadpool hands each thread of a 1d call of `threads` items
+ *       one item first; each item waits until all have started, bounded by a
  *       deadline), and every thread but the creating one records itself.
+ *   PARALLEL-5. Inside a scope, the pin is read once, before dispatch, into
+ *       a local (its pool): no field of the pin is read after a task may have
+ *       unpinned it. A later call in the same scope finds the
+ *       pin empty and aborts with a message (PARALLEL-1 broken by the caller).
+ *   PARALLEL-6. A thread holds at most one dispatch reference (nested calls
+ *       run inline, PARALLEL-3), recorded in `dispatching`. The fork child
+ *       handler (lib/fork.c, FORK-4) drops the dispatch references of every
+ *       other thread of the parent, which do not exist in the child.
  */
 #include <errno.h>
 #include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <time.h>
 
 #include "internal.h"
@@ -107,15 +105,10 @@ void rp_parallel_mark_workers(struct rp_pool *p) {
 }
 
 void rcupool_scope_enter(const rcupool_pin_t *pin) {
-  if (pin == NULL || pin->pool_ == NULL) {
-    rp_log(RCUPOOL_LOG_ERROR, "scope_enter: pin is NULL or empty");
-    abort();
-  }
-  if (scope.depth == RCUPOOL_SCOPE_MAX_DEPTH) {
-    rp_log(RCUPOOL_LOG_ERROR, "scope_enter: nested deeper than %d",
-           RCUPOOL_SCOPE_MAX_DEPTH);
-    abort();
-  }
+  if (pin == NULL || pin->pool_ == NULL)
+    rp_die("scope_enter: pin is NULL or empty");
+  if (scope.depth == RCUPOOL_SCOPE_MAX_DEPTH)
+    rp_die("scope_enter: nested deeper than %d", RCUPOOL_SCOPE_MAX_DEPTH);
   scope.pins[scope.depth++] = pin;
 }
 
@@ -182,20 +175,16 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
   const rcupool_pin_t *pin = rp_scope_find(m);
   struct rp_pool *p;
   if (pin != NULL) {
-    p = pin->pool_; /* S5: the only read of the pin */
-    if (p == NULL) {
-      /* S1 broken by the caller: the pin was released inside its scope. */
-      rp_log(RCUPOOL_LOG_ERROR,
-             "parallelize: the pin of this thread's scope was unpinned "
+    p = pin->pool_; /* PARALLEL-5: the only read of the pin */
+    if (p == NULL) /* PARALLEL-1 broken by the caller */
+      rp_die("parallelize: the pin of this thread's scope was unpinned "
              "before the scope was left");
-      abort();
-    }
-    rp_pool_get_dispatch(p); /* the pin holds p (S2) */
+    rp_pool_get_dispatch(p); /* the pin holds p (PARALLEL-2) */
   } else {
     rp_fork_settle(m);
     rp_read_lock();
     p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
-    rp_pool_get_dispatch(p); /* current: refs >= 1 in the section (S2) */
+    rp_pool_get_dispatch(p); /* current: refs >= 1 here (PARALLEL-2) */
     rp_read_unlock();
   }
   dispatching = p;

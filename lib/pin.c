@@ -2,37 +2,37 @@
  * Pins: a holder's claim on one pool, in caller-owned storage.
  *
  * Invariants kept here:
- *   N1. A pin is taken inside a read-side section on the pool that section
- *       saw as current. That pool holds a current or retire reference for
- *       as long as the section lasts (its retire callback waits for the
- *       section), so the increment never starts from zero.
- *   N2. An unpin's last access to shared memory is its decrement of the
- *       pool's refs, or, if that was the last reference, the hand-over of
- *       the pool it now owns to the reclaim thread. It never touches the
- *       manager, so rcupool_destroy() can trust a pin count of zero, and it
- *       never frees on the calling thread (a task may unpin its own pool).
- *   N3. An empty pin has pool_ == NULL; rcupool_unpin() empties the pin it
+ *   PIN-1. A pin is taken inside a read-side section on the pool that section
+ *       saw as current. That pool holds a current or retire reference for as
+ *       long as the section lasts (its retire callback waits for the section),
+ *       so the increment never starts from zero.
+ *   PIN-2. An unpin's last access to shared memory is its decrement of the
+ *       pool's refs, or, if that was the last reference, the hand-over of the
+ *       pool it now owns to the reclaim thread. It never touches the manager,
+ *       so rcupool_destroy() can trust a pin count of zero, and it never frees
+ *       on the calling thread (a task may unpin its own pool).
+ *   PIN-3. An empty pin has pool_ == NULL; rcupool_unpin() empties the pin it
  *       releases, so a second unpin is detected, logged and ignored.
  *
  * Sized pins (rcupool_pin_sized):
- *   SIZED-1. A sized pin of the current size is taken exactly as N1. Any
+ *   SIZED-1. A sized pin of the current size is taken exactly as PIN-1. Any
  *       other pool is found under m->lock with rp_pool_tryget(), never from
- *       zero: a pool whose last reference an unpin has just dropped is
- *       dying and is skipped, and a new pool of its size may then coexist
- *       with it until the reclaim thread frees it (as for reset, W2).
+ *       zero: a pool whose last reference an unpin has just dropped is dying
+ *       and is skipped, and a new pool of its size may then coexist with it
+ *       until the reclaim thread frees it (as for reset, RESET-2).
  *   SIZED-2. A pool is started only under m->writer, after a second search
  *       under that mutex: resets and other sized pins that start pools are
  *       serialised with it, so no two live pools of one size are ever both
  *       reachable (one pool per thread count, current or not).
  *   SIZED-3. A pool started here has refs = 1 (this pin's) and generation 0
- *       (never current); it goes on m->pools under m->lock before the pin
- *       is returned. Its last unpin hands it to the reclaim thread (N2), or
- *       a reset reuses it and makes it current (reset.c, W5).
- *   SIZED-4. A failure to start a pool changes nothing: the pin stays
- *       empty and no pool, thread or counter is added.
- *   SIZED-5. A sized pin's generation is the manager's generation when it
- *       was taken (for a pin of the current pool, that pool's generation,
- *       as for rcupool_pin()).
+ *       (never current); it goes on m->pools under m->lock before the pin is
+ *       returned. Its last unpin hands it to the reclaim thread (PIN-2), or a
+ *       reset reuses it and makes it current (reset.c, RESET-4).
+ *   SIZED-4. A failure to start a pool changes nothing: the pin stays empty
+ *       and no pool, thread or counter is added.
+ *   SIZED-5. A sized pin's generation is the manager's generation when it was
+ *       taken (for a pin of the current pool, that pool's generation, as for
+ *       rcupool_pin()).
  */
 #include <errno.h>
 
@@ -55,7 +55,7 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
   }
   rp_fork_settle(m); /* a fork child's first pin gets the real pool */
   uint64_t gen;
-  struct rp_pool *p = rp_read_get_current(m, 0, &gen); /* N1 */
+  struct rp_pool *p = rp_read_get_current(m, 0, &gen); /* PIN-1 */
   rp_pin_fill(pin, m, p, gen);
   return 0;
 }
@@ -125,9 +125,9 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
            (void *)pin);
     return -EBUSY;
   }
-  if (threads == 0) threads = m->default_threads;
+  if (threads == 0) threads = rp_manager_default_threads(m);
 
-  /* The current pool has that size: a pin as rcupool_pin() takes it (N1). */
+  /* The current pool has that size: a pin as rcupool_pin() takes it (PIN-1). */
   uint64_t gen;
   struct rp_pool *p = rp_read_get_current(m, threads, &gen);
   if (__builtin_expect(p != NULL, 1)) {

@@ -3,12 +3,12 @@
  * reference count (see internal.h for what the references are).
  *
  * Invariants kept here:
- *   P1. tp, threads and manager never change while the pool is alive.
- *   P2. refs never goes up from zero: rp_pool_tryget() fails on a dying
+ *   POOL-1. tp, threads and manager never change while the pool is alive.
+ *   POOL-2. refs never goes up from zero: rp_pool_tryget() fails on a dying
  *       pool, so exactly one party sees its rp_pool_put() return true.
- *   P3. canary is RP_POOL_CANARY from creation until rp_pool_free() poisons
+ *   POOL-3. canary is RP_POOL_CANARY from creation until rp_pool_free() poisons
  *       it, just before the memory is returned.
- *   P4. A pool is created only when its workers can start: either every
+ *   POOL-4. A pool is created only when its workers can start: either every
  *       limit that can stop a thread start is read and leaves room for them
  *       (rp_threads_have_room), or, when one cannot be read or is close,
  *       its workers' worth of probe threads were seen to start
@@ -201,36 +201,25 @@ bool rp_pool_tryget(struct rp_pool *p) {
 }
 
 void rp_pool_put_underflow(struct rp_pool *p) {
-  fprintf(stderr, "rcupool: reference count underflow on pool %p\n",
-          (void *)p);
-  abort();
+  rp_die("reference count underflow on pool %p", (void *)p);
 }
 
 void rp_pool_get_dispatch(struct rp_pool *p) {
   size_t old = __atomic_fetch_add(&p->refs, RP_DISPATCH_REF, __ATOMIC_RELAXED);
-  if (old == 0) {
-    fprintf(stderr, "rcupool: parallelize: pool %p reached at refs 0\n",
-            (void *)p);
-    abort();
-  }
+  if (old == 0) rp_die("parallelize: pool %p reached at refs 0", (void *)p);
 }
 
 bool rp_pool_put_dispatch(struct rp_pool *p) {
   size_t old = __atomic_fetch_sub(&p->refs, RP_DISPATCH_REF, __ATOMIC_ACQ_REL);
-  if (old < RP_DISPATCH_REF) {
-    fprintf(stderr, "rcupool: dispatch reference underflow on pool %p\n",
-            (void *)p);
-    abort();
-  }
+  if (old < RP_DISPATCH_REF)
+    rp_die("dispatch reference underflow on pool %p", (void *)p);
   return old == RP_DISPATCH_REF;
 }
 
 void rp_pool_check(const struct rp_pool *p, const char *where) {
-  if (p->canary != RP_POOL_CANARY) {
-    fprintf(stderr, "rcupool: %s: pool %p used after free (canary %#llx)\n",
-            where, (const void *)p, (unsigned long long)p->canary);
-    abort();
-  }
+  if (p->canary != RP_POOL_CANARY)
+    rp_die("%s: pool %p used after free (canary %#llx)", where,
+           (const void *)p, (unsigned long long)p->canary);
 }
 
 void rp_pool_free(struct rp_pool *p) {

@@ -13,7 +13,7 @@
  *       the first call that settles the default manager (lib/fork.c) it
  *       returns the 1-thread pool the child inherited as current.
  *   READ-4. rp_read_get_current() takes its pin reference inside its own
- *       section on the pool that section saw as current (pin.c, N1): one
+ *       section on the pool that section saw as current (pin.c, PIN-1): one
  *       call for the fast paths of rcupool_pin() and rcupool_pin_sized().
  *
  * This is the one file that inlines liburcu's per-thread reader state
@@ -66,12 +66,8 @@ struct rp_pool *rp_read_get_current(rcupool_t *m, size_t threads,
     p = NULL;
   } else {
     size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
-    if (__builtin_expect(old == 0, 0)) {
-      fprintf(stderr,
-              "rcupool: pin: pool %p reached from a section at refs 0\n",
-              (void *)p);
-      abort();
-    }
+    if (__builtin_expect(old == 0, 0))
+      rp_die("pin: pool %p reached from a section at refs 0", (void *)p);
     *gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
   }
   RP_TSAN_GP_RELEASE();

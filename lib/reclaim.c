@@ -9,33 +9,37 @@
  * of its process-global fork hooks and none of its batching delay apply.
  *
  * Invariants kept here:
- *   C1. A retire callback runs after a grace period that began after the
- *       pool stopped being current (it is queued after the publish of its
- *       successor, and a batch's synchronize_rcu starts after the batch
- *       was taken off the queue), so no reader of that time can still see
- *       the pool when the callback drops the retire reference.
- *   C2. The callback drops its reference under m->lock, so retires_pending
- *       and refs move together for rcupool_get_stats() and for destroy's pin
- *       count. If it drops the last reference it frees the pool; otherwise
- *       the pool is kept for its pins (logged at info level once its last
- *       retire callback has run and it is not current again).
- *   C3. A pool freed by a hand-over (unpin, dispatch, destroy) is already
- *       unreachable (not current, no retire pending, no pin) and cannot be
- *       reused (refs is zero): the callback only unlinks and frees it.
- *   C4. After its last access to m (the unlock of m->lock) a callback
- *       touches p only if its own put was the last (it then owns p);
- *       otherwise it touches nothing of p, which another holder may free
- *       at once. So rcupool_destroy() may free m as soon as the pool list
- *       is empty and the queue is drained past its items. (A reset may
+ *   RECLAIM-1. A retire callback runs after a grace period that began
+ *       after the pool stopped being current (it is queued after the
+ *       publish of its successor, and a batch's synchronize_rcu starts
+ *       after the batch was taken off the queue), so no reader of that time
+ *       can still see the pool when the callback drops the retire
+ *       reference.
+ *   RECLAIM-2. The callback drops its reference under m->lock, so
+ *       retires_pending and refs move together for rcupool_get_stats() and
+ *       for destroy's pin count. If it drops the last reference it frees
+ *       the pool; otherwise the pool is kept for its pins (logged at info
+ *       level once its last retire callback has run and it is not current
+ *       again).
+ *   RECLAIM-3. A pool freed by a hand-over (unpin, dispatch, destroy) is
+ *       already unreachable (not current, no retire pending, no pin) and
+ *       cannot be reused (refs is zero): the callback only unlinks and
+ *       frees it.
+ *   RECLAIM-4. After its last access to m (the unlock of m->lock) a
+ *       callback touches p only if its own put was the last (it then owns
+ *       p); otherwise it touches nothing of p, which another holder may
+ *       free at once. So rcupool_destroy() may free m as soon as the pool
+ *       list is empty and the queue is drained past its items. (A reset may
  *       reuse p between the callback's put and its unlock; tests/model
  *       checks this interleaving.)
- *   C5. Pools are freed on the reclaim thread only: every free is a
+ *   RECLAIM-5. Pools are freed on the reclaim thread only: every free is a
  *       queued item (README guarantee 5).
- *   C6. Tickets: `queued` counts items ever queued, `done` items whose
- *       callback returned, both under rq.mu. A barrier that saw queued = t
- *       returns once done >= t: every item queued before it has run.
- *   C7. phase (under rq.mu) is IDLE, GP (a batch is off the queue and its
- *       grace period has not ended: no callback of it has run) or
+ *   RECLAIM-6. Tickets: `queued` counts items ever queued, `done` items
+ *       whose callback returned, both under rq.mu. A barrier that saw
+ *       queued = t returns once done >= t: every item queued before it has
+ *       run.
+ *   RECLAIM-7. phase (under rq.mu) is IDLE, GP (a batch is off the queue
+ *       and its grace period has not ended: no callback of it has run) or
  *       CALLBACKS. The thread moves GP -> CALLBACKS -> IDLE only under
  *       rq.mu, so a fork, whose prepare holds rq.mu, sees it frozen: the
  *       child queues a GP batch again. Prepare waits a CALLBACKS batch
@@ -45,6 +49,11 @@
  *       the child queues again the items not yet started (rest) and the
  *       started one unless its callback committed its change (under its
  *       manager's lock, which prepare holds for the default manager).
+ *   RECLAIM-8. A call that waits for the reclaim thread (barrier, destroy)
+ *       first asks rp_reclaim_would_wait_for_self(), the one test of "it
+ *       would wait for itself": inside a read-side section, inside a task
+ *       or on a pool worker, or on the reclaim thread. There it returns
+ *       -EDEADLK without waiting.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -86,7 +95,9 @@ static void rp_reclaim_commit(void) {
 
 static __thread int on_reclaim_thread;
 
-bool rp_reclaim_in_callback(void) { return on_reclaim_thread != 0; }
+bool rp_reclaim_would_wait_for_self(void) {
+  return rp_read_ongoing() || rp_in_task() || on_reclaim_thread != 0;
+}
 
 static void *rp_reclaim_main(void *unused) {
   (void)unused;
@@ -178,9 +189,9 @@ static void rp_retire_cb(struct rp_work *w) {
 
   pthread_mutex_lock(&m->lock);
   rp_reclaim_commit();
+  /* Counted while this callback's own reference is still pending. */
+  size_t pins = rp_pool_pins_locked(p);
   p->retires_pending--;
-  size_t pins = rp_pool_counted_refs(p) - 1 - p->retires_pending -
-                (p == m->current ? 1 : 0);
   bool last = rp_pool_put(p);
   /* During rcupool_destroy() current is NULL and nothing is kept. */
   bool kept = !last && m->current != NULL && p != m->current &&
@@ -252,7 +263,7 @@ static bool rp_has_dying_pool(rcupool_t *m) {
   return dying;
 }
 
-/* Waits until every item queued before the call has run (C6). */
+/* Waits until every item queued before the call has run (RECLAIM-6). */
 static void rp_reclaim_wait_queued(void) {
   pthread_mutex_lock(&rq.mu);
   uint64_t ticket = rq.queued;
@@ -291,7 +302,7 @@ void rp_reclaim_drain(rcupool_t *m) {
 
 int rcupool_barrier(rcupool_t *m) {
   if (m == NULL) return -EINVAL;
-  if (rp_read_ongoing() || rp_in_task() || rp_reclaim_in_callback()) {
+  if (rp_reclaim_would_wait_for_self()) {
     rp_log(RCUPOOL_LOG_ERROR,
            "barrier: called inside a read-side section, a task or on the "
            "reclaim thread; it would wait for itself");

@@ -1,29 +1,35 @@
 /*
- * The writer side: rcupool_reset() publishes a pool and retires the old one.
+ * The writer side: rcupool_reset() publishes a pool and retires the old
+ * one; a fork child's default manager is settled here.
  *
  * Invariants kept here:
- *   W1. A reset never waits for readers or pins: the old pool's current
- *       reference becomes a retire reference, dropped by a grace-period
- *       callback (reclaim.c).
- *   W2. At most one pool per thread count is alive outside a grace period:
- *       a reset to n reuses a live pool of n threads if one exists (taking
- *       its new current reference with rp_pool_tryget(), never from zero),
- *       and creates a pool only otherwise. A pool whose refs already reached
- *       zero is dying; a new pool of its size may coexist with it until the
- *       reclaim thread frees it. A pool orphaned by fork() (no workers in
- *       this process) is never reused.
- *   W3. Every failure happens before anything is published: the retire
- *       record is allocated and the new pool started first, so an error
- *       leaves the current pool current and working.
- *   W4. generation grows by one per publish and is stored in the pool
- *       before the pool pointer is published (release), so a reader that
- *       sees the pool sees its generation.
- *   W5. A reuse takes its reference (rp_pool_tryget) and publishes in one
- *       hold of m->lock. A pool found this way may be one that
+ *   RESET-1. A reset never waits for readers or pins: the old pool's
+ *       current reference becomes a retire reference, dropped by a
+ *       grace-period callback (reclaim.c).
+ *   RESET-2. At most one pool per thread count is alive outside a grace
+ *       period: a reset to n reuses a live pool of n threads if one exists
+ *       (taking its new current reference with rp_pool_tryget(), never
+ *       from zero), and creates a pool only otherwise. A pool whose refs
+ *       already reached zero is dying; a new pool of its size may coexist
+ *       with it until the reclaim thread frees it. A pool orphaned by
+ *       fork() (no workers in this process) is never reused.
+ *   RESET-3. Every failure happens before anything is published: the
+ *       retire record is allocated and the new pool started first, so an
+ *       error leaves the current pool current and working.
+ *   RESET-4. A reuse takes its reference (rp_pool_tryget) and publishes in
+ *       one hold of m->lock. A pool found this way may be one that
  *       rcupool_pin_sized() started and that was never current (generation
  *       0, refs = its pins): from that hold on it is current, with a
  *       generation, and rcupool_get_stats() never sees it half-moved (its
  *       extra reference counted as a pin, or current and never current).
+ *       The publish itself is manager.c's (MANAGER-5).
+ *   RESET-5. m->fork_stale is cleared here only, under m->writer and
+ *       m->lock, by rp_reset_settled_locked(): by every reset that leaves
+ *       a pool current (a fork child's spare of the size asked for counts,
+ *       and from then on reports its own size), and by a settle whose
+ *       reset failed (FORK-5: the spare stays current until a reset
+ *       succeeds). A settle finds the manager stale under m->writer, or
+ *       does nothing: of racing first calls in a child, one settles.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,30 +49,37 @@ static struct rp_pool *rp_find_reusable_locked(rcupool_t *m, size_t threads) {
   return NULL;
 }
 
-int rcupool_reset(rcupool_t *m, size_t threads) {
-  if (m == NULL) return -EINVAL;
-  if (threads > RCUPOOL_MAX_THREADS) {
-    rp_log(RCUPOOL_LOG_ERROR, "reset: %zu threads is above the maximum %d",
-           threads, RCUPOOL_MAX_THREADS);
-    return -EINVAL;
-  }
-  /* The default count: fixed at create, or the mask and quota of now
-   * (read before the writer lock: it reads files). */
-  if (threads == 0)
-    threads = m->default_threads != 0 ? m->default_threads
-                                      : rp_cpus_thread_count();
-  pthread_mutex_lock(&m->writer);
+/* Clears m->fork_stale (RESET-5). Called with m->writer and m->lock held.
+ * Returns whether the manager was stale. */
+static bool rp_reset_settled_locked(rcupool_t *m) {
+  return __atomic_exchange_n(&m->fork_stale, false, __ATOMIC_ACQ_REL);
+}
 
-  /* Only this function (under writer) changes m->current. */
+/* A failed reset releases m->writer; a failed settle first clears
+ * fork_stale (RESET-5). */
+static void rp_reset_failed(rcupool_t *m, bool settling) {
+  if (settling) {
+    pthread_mutex_lock(&m->lock);
+    rp_reset_settled_locked(m);
+    pthread_mutex_unlock(&m->lock);
+  }
+  pthread_mutex_unlock(&m->writer);
+}
+
+/* rcupool_reset() to `threads` (already resolved, non-zero), entered with
+ * m->writer held, which it releases. settling: called to settle a stale
+ * fork child (rp_reset_settle_fork). */
+static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
+  /* m->current changes only under writer (MANAGER-5), so old stays. */
   struct rp_pool *old = m->current;
   if (old->threads == threads && !old->fork_orphan) {
+    /* Nothing to publish. A fork child's spare of the size asked for is
+     * the settled pool, and reports its own size from now on (until now
+     * current_threads held the size to settle at). */
     if (__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE)) {
-      /* A fork child's spare already has the size asked for: it is the
-       * settled pool, and the count reported from now on is its own
-       * (FORK-5; until now current_threads held the size to settle at). */
       pthread_mutex_lock(&m->lock);
       __atomic_store_n(&m->current_threads, threads, __ATOMIC_RELAXED);
-      __atomic_store_n(&m->fork_stale, false, __ATOMIC_RELEASE);
+      rp_reset_settled_locked(m);
       pthread_mutex_unlock(&m->lock);
     }
     pthread_mutex_unlock(&m->writer);
@@ -76,13 +89,14 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
   struct rp_retire *rec = NULL;
   if (!rp_fault(RP_FAULT_ALLOC)) rec = malloc(sizeof(*rec));
   if (rec == NULL) {
-    pthread_mutex_unlock(&m->writer);
+    rp_reset_failed(m, settling);
     rp_log(RCUPOOL_LOG_ERROR, "reset to %zu threads: out of memory", threads);
     return -ENOMEM;
   }
 
-  /* A reuse is found and published within one hold of m->lock (W5), so the
-   * pool's new current reference and its new state appear together. */
+  /* A reuse is found and published within one hold of m->lock (RESET-4),
+   * so the pool's new current reference and its new state appear
+   * together. */
   pthread_mutex_lock(&m->lock);
   struct rp_pool *next = rp_find_reusable_locked(m, threads);
   bool reused = next != NULL;
@@ -96,7 +110,7 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
     int err = rp_pool_create(m, threads, &next);
     if (err != 0) {
       free(rec);
-      pthread_mutex_unlock(&m->writer);
+      rp_reset_failed(m, settling);
       rp_log(RCUPOOL_LOG_ERROR,
              "reset to %zu threads failed (%d); pool %p (%zu threads) stays "
              "current",
@@ -104,18 +118,11 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
       return err;
     }
     pthread_mutex_lock(&m->lock);
-    cds_list_add(&next->node, &m->pools);
-    m->pools_created++;
   }
-  uint64_t gen = m->generation + 1;
-  __atomic_store_n(&next->generation, gen, __ATOMIC_RELAXED);
-  __atomic_store_n(&m->current, next, __ATOMIC_RELEASE);
-  __atomic_store_n(&m->generation, gen, __ATOMIC_RELAXED);
-  __atomic_store_n(&m->current_threads, next->threads, __ATOMIC_RELAXED);
-  m->resets++;
+  uint64_t gen = rp_manager_publish_locked(m, next, !reused, next->threads);
   old->retires_pending++;
   rec->pool = old;
-  __atomic_store_n(&m->fork_stale, false, __ATOMIC_RELEASE);
+  rp_reset_settled_locked(m);
   const size_t old_threads = old->threads, next_threads = next->threads;
   pthread_mutex_unlock(&m->lock);
 
@@ -130,4 +137,37 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
   rp_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu threads)",
          (void *)m, (void *)old, old_threads);
   return 0;
+}
+
+int rcupool_reset(rcupool_t *m, size_t threads) {
+  if (m == NULL) return -EINVAL;
+  if (threads > RCUPOOL_MAX_THREADS) {
+    rp_log(RCUPOOL_LOG_ERROR, "reset: %zu threads is above the maximum %d",
+           threads, RCUPOOL_MAX_THREADS);
+    return -EINVAL;
+  }
+  /* Read before the writer lock: it may read files. */
+  if (threads == 0) threads = rp_manager_default_threads(m);
+  pthread_mutex_lock(&m->writer);
+  return rp_reset_writer_held(m, threads, false);
+}
+
+void rp_reset_settle_fork(rcupool_t *m) {
+  pthread_mutex_lock(&m->writer);
+  if (!__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_unlock(&m->writer); /* settled meanwhile */
+    return;
+  }
+  /* While stale, current_threads holds the size to settle at (FORK-4). */
+  size_t want = __atomic_load_n(&m->current_threads, __ATOMIC_RELAXED);
+  int err = rp_reset_writer_held(m, want, true);
+  if (err == 0)
+    rp_log(RCUPOOL_LOG_DEBUG, "fork child: manager %p settled at %zu threads",
+           (void *)m, want);
+  else /* the spare stays current (FORK-5); a later reset tries again */
+    rp_log(RCUPOOL_LOG_ERROR,
+           "fork child: cannot start a pool of %zu threads (%d); parallel "
+           "work of the default manager runs on the calling thread until a "
+           "reset succeeds",
+           want, err);
 }

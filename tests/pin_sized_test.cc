@@ -167,6 +167,21 @@ TEST(RcupoolPinSized, ZeroMeansDefaultCount) {
   rcupool_unpin(&pin);
 }
 
+// A manager created with 0 threads computes its default count (mask and
+// quota) at create and at every rcupool_reset(m, 0); a sized pin of 0 gets
+// that count as well, not a pool of 0 threads.
+TEST(RcupoolPinSized, ZeroOnManagerOfComputedDefaultPinsThatCount) {
+  Manager m(0);
+  const size_t def = rcupool_threads(m);
+  ASSERT_EQ(rcupool_reset(m, def < RCUPOOL_MAX_THREADS ? def + 1 : def - 1),
+            0);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 0, &pin), 0);
+  EXPECT_EQ(rcupool_pin_threads(&pin), def);
+  EXPECT_FALSE(rcupool_pin_is_current(&pin));
+  rcupool_unpin(&pin);
+}
+
 // Must-show 2, third part.
 TEST(RcupoolPinSized, OfRetiredPoolSizeReusesThatPool) {
   Manager m(2);

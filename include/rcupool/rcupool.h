@@ -9,7 +9,10 @@
  * period has elapsed and its last pin is gone.
  *
  * Conventions
- *   - Functions that can fail return 0 or a negative errno value.
+ *   - Functions that can fail return 0 or a negative errno value, and log
+ *     why through the log hook (rcupool_set_log()): -EBUSY at warning
+ *     level, every other error at error level; -EINVAL for a NULL argument
+ *     is not logged.
  *   - Handles are opaque. Destroy functions accept NULL.
  *   - No function needs a per-thread registration step; any thread may call
  *     any function unless its documentation says otherwise, and may exit at
@@ -91,9 +94,12 @@ RCUPOOL_API int rcupool_create(const rcupool_options_t *opts, rcupool_t **out);
  *   -EBUSY    a pin on any of its pools is still held; nothing was freed and
  *             the manager is fully usable;
  *   -EPERM    m is the process-wide manager of rcupool_default();
- *   -EDEADLK  called inside a read-side section, inside a task running on a
- *             rcupool pool (any worker thread of an rcupool pool counts),
- *             or on the reclaim thread.
+ *   -EDEADLK  called where it would wait for itself: inside a read-side
+ *             section, inside a task of rcupool_parallelize_1d() (of any
+ *             manager), on any worker thread of an rcupool pool (whatever
+ *             it runs), or on the reclaim thread (a log hook it calls).
+ *             Not detected: a task that pthreadpool runs on the very thread
+ *             that called pthreadpool_parallelize_*() directly on a pool.
  * Threads: any thread but those above. Blocks: yes (grace periods and the
  * joins of worker threads).
  */
@@ -163,10 +169,12 @@ RCUPOOL_API uint64_t rcupool_generation(rcupool_t *m);
  * retired pool whose grace period has elapsed and that holds no pin. Pools
  * still pinned stay alive. Meant for tests, shutdown and dlclose.
  *
- * Returns 0, or -EINVAL (m NULL), or -EDEADLK when called inside a
- * read-side section, inside a task running on a rcupool pool (any worker
- * thread of an rcupool pool counts), or on the reclaim thread (a log hook
- * it calls) (each would wait for itself).
+ * Returns 0, or -EINVAL (m NULL), or -EDEADLK where it would wait for
+ * itself: inside a read-side section, inside a task of
+ * rcupool_parallelize_1d() (of any manager), on any worker thread of an
+ * rcupool pool (whatever it runs), or on the reclaim thread (a log hook it
+ * calls). Not detected, as for rcupool_destroy(): a task pthreadpool runs
+ * on the thread that called pthreadpool_parallelize_*() directly.
  * Threads: any thread but those above. Blocks: yes (one grace period of
  * the library's reclaim thread, which is woken at once, plus the frees).
  */
@@ -179,9 +187,13 @@ RCUPOOL_API int rcupool_barrier(rcupool_t *m);
 /*
  * Enters / leaves an RCU read-side section. Nestable. Any thread, no
  * registration; never blocks, never allocates after the thread's first call.
- * A section must be short (it delays the freeing of retired pools) and must
- * be left on the thread that entered it. Do not call rcupool_barrier() or
- * rcupool_destroy() inside one.
+ * A section must be left on the thread that entered it. Keep it short:
+ * while any thread is inside a section, no retired pool can be freed (the
+ * grace period waits for it). rcupool itself never keeps a section open
+ * while user code runs: rcupool_parallelize_1d() leaves its short section
+ * before the first task starts and holds a reference instead, so a long
+ * parallel call delays nothing but the pool it runs on. Inside a section
+ * rcupool_barrier() and rcupool_destroy() return -EDEADLK.
  *
  * Signal handlers. Exactly these are async-signal-safe, and nothing else of
  * rcupool is:
@@ -262,7 +274,9 @@ typedef struct rcupool_pin {
 RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
 
 /*
- * Pins a pool of exactly `threads` threads (0: the manager's default count)
+ * Pins a pool of exactly `threads` threads (0: the manager's default count,
+ * as for rcupool_reset(m, 0): for a manager created with 0, computed now
+ * from the calling thread's affinity mask and the cgroup CPU quota)
  * without changing the current pool: the current pool if it has that size,
  * else a live pool of that size (retired, or started by another sized pin),
  * else a new pool that is never made current. At most one pool per thread
@@ -294,7 +308,9 @@ RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
  * pool of that size is alive: then it starts one, serialised with resets
  * (it may wait for a concurrent reset that is starting threads). When a pool
  * of that size is alive it takes the manager's internal lock for a short
- * search, or none when that pool is current. Lifetime: as rcupool_pin().
+ * search, or none when that pool is current; 0 on a manager created with 0
+ * also reads the mask and a few small cgroup files. Lifetime: as
+ * rcupool_pin().
  */
 RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
                                   rcupool_pin_t *pin);
@@ -331,7 +347,7 @@ RCUPOOL_API uint64_t rcupool_pin_generation(const rcupool_pin_t *pin);
  * True when the pinned pool is m's current pool, false when a reset has
  * replaced it (the holder may choose to replan) or the pin is empty. A reset
  * that reused this very pool makes it current again. For a sized pin, false
- * is the normal state (see rcupool_pin_sized()). 
+ * is the normal state (see rcupool_pin_sized()).
  * Threads: any. Never blocks.
  */
 RCUPOOL_API bool rcupool_pin_is_current(const rcupool_pin_t *pin);
@@ -365,12 +381,13 @@ RCUPOOL_API void rcupool_scope_exit(void);
  * (it never counts as a pin in rcupool_get_stats()), and holds no read-side
  * section while tasks run: a task may unpin the pin of the scope it was
  * dispatched from, and may fork() (the child should exec or _exit: the
- * pool's other threads do not exist there). Called from inside a task of any rcupool pool
- * (nested parallelism), the loop runs inline on the calling thread: a task
- * dispatched by rcupool on any thread, or any task on a worker thread of an
- * rcupool pool. Not detected: a task running on the very thread that called
- * pthreadpool_parallelize_*() directly on a pool; calling this on the same
- * pool from there deadlocks in pthreadpool (README, misuse table).
+ * pool's other threads do not exist there). Called from inside a task
+ * (nested parallelism), the loop runs inline on the calling thread, where
+ * "inside a task" is: inside a task of rcupool_parallelize_1d() (of any
+ * manager, on any thread), or on a worker thread of an rcupool pool
+ * (whatever it runs). Not detected: a task running on the very thread that
+ * called pthreadpool_parallelize_*() directly on a pool; calling this on
+ * the same pool from there deadlocks in pthreadpool (README, misuse table).
  * flags are pthreadpool's PTHREADPOOL_FLAG_*.
  *
  * Returns 0, or -EINVAL when m or task is NULL.

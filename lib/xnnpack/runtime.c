@@ -2,30 +2,30 @@
  * An XNNPACK runtime on a pinned pool.
  *
  * Invariants kept here:
- *   X1. While rt->xnn exists, rt->pin holds the pool it was created with:
- *       the pin is taken before xnn_create_runtime_v2() and released only
- *       after xnn_delete_runtime() returned (destroy, and refresh for the
+ *   RUNTIME-1. While rt->xnn exists, rt->pin holds the pool it was created
+ *       with: the pin is taken before xnn_create_runtime_v2() and released
+ *       only after xnn_delete_runtime() returned (destroy, and refresh for the
  *       old pair). A reset can therefore never free the pool under the
  *       runtime; that is the whole point of this file.
- *   X2. rt->pin.threadpool_ is the pthreadpool_t handed to XNNPACK, so
+ *   RUNTIME-2. rt->pin.threadpool_ is the pthreadpool_t handed to XNNPACK, so
  *       every partition of rt->xnn and every rcupool_parallelize_1d() made
  *       inside rt's scope run on the same pool.
- *   X3. Setup and invoke run inside rt's scope (entered and left in the
+ *   RUNTIME-3. Setup and invoke run inside rt's scope (entered and left in the
  *       same call), so no scope outlives the call or the pin.
- *   X4. Refresh is all or nothing: the new pin and runtime are made first;
- *       only when both exist is the old pair released. On failure rt is as
- *       it was, still usable on its old pool.
- *   X5. A sized runtime (rcupool_xnn_runtime_create_sized) holds a sized
- *       pin for its whole life and never changes pool: it is never stale,
- *       and refresh leaves it as it is. Its width is the one asked for,
+ *   RUNTIME-4. Refresh is all or nothing: the new pin and runtime are made
+ *       first; only when both exist is the old pair released. On failure rt is
+ *       as it was, still usable on its old pool.
+ *   RUNTIME-5. A sized runtime (rcupool_xnn_runtime_create_sized) holds a
+ *       sized pin for its whole life and never changes pool: it is never
+ *       stale, and refresh leaves it as it is. Its width is the one asked for,
  *       whatever resets of the current pool happen.
- *   X6. rt->probe_pool is the pool rcupool_xnn_runtime_is_stale() compares
- *       with the current pool, and the only field of rt it reads besides
- *       the immutable manager and sized: is_stale may run on any thread,
- *       refresh overwrites rt->pin. It is stored atomically, by refresh
- *       with the new pool before the old pin is released, so it always
- *       names a pool rt holds pinned (never a freed address that a new
- *       pool could take).
+ *   RUNTIME-6. rt->probe_pool is the pool rcupool_xnn_runtime_is_stale()
+ *       compares with the current pool, and the only field of rt it reads
+ *       besides the immutable manager and sized: is_stale may run on any
+ *       thread, refresh overwrites rt->pin. It is stored atomically, by
+ *       refresh with the new pool before the old pin is released, so it always
+ *       names a pool rt holds pinned (never a freed address that a new pool
+ *       could take).
  *
  * ThreadSanitizer: XNNPACK and pthreadpool are not instrumented. The
  * partitions of a fully-connected runtime touch the caller's buffers only
@@ -40,11 +40,11 @@
 
 struct rcupool_xnn_runtime {
   rcupool_t *manager;
-  rcupool_pin_t pin;  /* the pool xnn was created on (X1, X2) */
+  rcupool_pin_t pin;  /* the pool xnn was created on (RUNTIME-1, RUNTIME-2) */
   xnn_runtime_t xnn;
   uint32_t flags;     /* xnn_create_runtime_v2 flags, reused by refresh */
-  bool sized;         /* created on a sized pin (X5) */
-  void *probe_pool;   /* atomic: rt->pin's pool, for is_stale (X6) */
+  bool sized;         /* created on a sized pin (RUNTIME-5) */
+  void *probe_pool;   /* atomic: rt->pin's pool, for is_stale (RUNTIME-6) */
 };
 
 static int rp_xnn_init(void) {
@@ -70,7 +70,7 @@ static int rp_xnn_plan(rcupool_t *m, bool sized, size_t threads,
   return 0;
 }
 
-/* Deletes xnn, then releases pin (X1). */
+/* Deletes xnn, then releases pin (RUNTIME-1). */
 static void rp_xnn_release(xnn_runtime_t xnn, rcupool_pin_t *pin) {
   if (xnn != NULL) {
     enum xnn_status st = xnn_delete_runtime(xnn);
@@ -84,7 +84,13 @@ static int rp_xnn_create(rcupool_t *m, bool sized, size_t threads,
                          xnn_subgraph_t sg, uint32_t xnn_flags,
                          rcupool_xnn_runtime_t **out) {
   if (m == NULL || sg == NULL || out == NULL) return -EINVAL;
-  if (sized && threads > RCUPOOL_MAX_THREADS) return -EINVAL;
+  if (sized && threads > RCUPOOL_MAX_THREADS) {
+    rcupool_log(RCUPOOL_LOG_ERROR,
+                "xnnpack: runtime_create_sized: %zu threads is above the "
+                "maximum %d",
+                threads, RCUPOOL_MAX_THREADS);
+    return -EINVAL;
+  }
   int err = rp_xnn_init();
   if (err != 0) return err;
   struct rcupool_xnn_runtime *rt = calloc(1, sizeof *rt);
@@ -145,7 +151,7 @@ int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt) {
 bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt) {
   if (rt == NULL || rt->sized) return false;
   /* A probe with only what rcupool_pin_is_current() reads: the pool's
-   * address and the manager, never rt->pin itself (X6). */
+   * address and the manager, never rt->pin itself (RUNTIME-6). */
   rcupool_pin_t probe = {0};
   probe.pool_ = __atomic_load_n(&rt->probe_pool, __ATOMIC_ACQUIRE);
   probe.manager_ = rt->manager;

@@ -2,7 +2,7 @@
  * XNNPACK status codes as rcupool errors.
  *
  * Invariants kept here:
- *   E1. Every XNNPACK failure that leaves the backend becomes a negative
+ *   STATUS-1. Every XNNPACK failure that leaves the backend becomes a negative
  *       errno (never a positive xnn_status, never 0), and is logged once at
  *       error level with the XNNPACK call's name and the status's name.
  */

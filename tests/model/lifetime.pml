@@ -8,30 +8,33 @@
  *     unpins it, in any order, at any time;
  *   - 1 resetter making 3 resets, B, A, B, over two thread counts, so a
  *     reset may reuse a pool still alive;
- *   - the reclaim thread (liburcu's call_rcu thread), running any queued
+ *   - rcupool's reclaim thread (lib/reclaim.c), running any queued
  *     callback whose grace period is over: the retire callback and the free
  *     callback that an unpin's hand-over queues;
  *   - destroy, once the readers and the resetter are finished with the
  *     manager, racing the unpinner and the reclaim thread; it may first
  *     call rcupool_barrier() after every pin is released.
  *
- * Grace periods: call_rcu records which readers are inside a section at
- * that moment; the callback becomes runnable once each of them has left
- * that section. Sections entered later are not waited for. The reclaim
- * thread may run ready callbacks in any order (liburcu runs them in queue
- * order: allowing more orders only adds behaviours).
+ * Grace periods: a push onto the reclaim queue (CALL_RCU_BODY, named after
+ * liburcu's call_rcu, which the C code no longer uses) records which
+ * readers are inside a section at that moment; the callback becomes
+ * runnable once each of them has left that section. Sections entered later
+ * are not waited for (the C code's grace period, which starts after the
+ * push, may wait for more: fewer behaviours). The reclaim thread may run
+ * ready callbacks in any order (the C code runs them in queue order:
+ * allowing more orders only adds behaviours).
  *
  * Properties (assertions; pan also reports any deadlock as an invalid end
  * state):
- *   P1 no access to a freed pool: USE() at every access by a reader, a pin
+ *   MODEL-1 no access to a freed pool: USE() at every access by a reader, a pin
  *      holder, a reuse, a callback and destroy;
- *   P2 no free while pinned, current, or seen by a reader still inside the
+ *   MODEL-2 no free while pinned, current, or seen by a reader still inside the
  *      section where it loaded the pool: FREE_POOL();
- *   P3 no double free: FREE_POOL(); an rcu_head is never queued twice;
- *   P4 at most one pool per thread count alive whenever no callback and no
+ *   MODEL-3 no double free: FREE_POOL(); a queue item is never queued twice;
+ *   MODEL-4 at most one pool per thread count alive whenever no callback and no
  *      hand-over is pending (process one_per_size), and never two live
- *      (refs > 0) pools of one size (assertion W2 in the resetter);
- *   P5 every retired pool is freed once all pins are released: after the
+ *      (refs > 0) pools of one size (assertion RESET-2 in the resetter);
+ *   MODEL-5 every retired pool is freed once all pins are released: after the
  *      readers, the resetter and the unpinner are done, rcupool_barrier()
  *      leaves only the current pool alive (end-state assertion in
  *      destroyer), and destroy then frees everything and never waits for a
@@ -62,7 +65,7 @@
  * SIZED adds the sized pinner (rcupool_pin_sized, lib/pin.c): NSZ sized
  * pins of size B, which may take the current pool, a retired one, the pool
  * of the other sized pin, or start a pool that is never current; a reset to
- * B may reuse that pool (W5: find and publish in one hold of m->lock).
+ * B may reuse that pool (RESET-4: find and publish in one hold of m->lock).
  * m->writer is modelled (`writer`): resets and pool starts of sized pins
  * hold it. Checked with one reader of one section (tests/model/BUILD): with
  * two readers of two sections the space is about 23 million states (about
@@ -80,10 +83,10 @@
 
 #ifdef SIZED
 #define NP    6    /* pool slots: the first, one per reset, one per sized pin */
-#define NREC  9    /* call_rcu heads: retire records 0..2, free_head of pools 0..5 */
+#define NREC  9    /* queue items: retire records 0..2, free_work of pools 0..5 */
 #else
 #define NP    4    /* pool slots: the first pool and one per reset at most */
-#define NREC  7    /* call_rcu heads: retire records 0..2, free_head of pools 0..3 */
+#define NREC  7    /* queue items: retire records 0..2, free_work of pools 0..3 */
 #endif
 #define NR    2    /* readers */
 #ifndef READER0_SECTIONS
@@ -105,7 +108,7 @@
 #define ALIVE  1
 #define FREED  2
 
-/* an rcu_head */
+/* a queue item (struct rp_work) */
 #define IDLE    0
 #define QUEUED  1
 #define RUNNING 2
@@ -124,7 +127,7 @@ byte npools = 1;   /* slots used so far */
 /* ---- ghosts, for the properties only --------------------------------- */
 byte pins[NP];     /* pins held on each pool */
 byte seeing[NP];   /* readers inside a section that loaded this pool */
-byte handover;     /* unpins between their last decrement and call_rcu */
+byte handover;     /* unpins between their last decrement and push */
 byte reuses;
 bool was_cur[NP];  /* the pool has been current (generation != 0 in C) */
 
@@ -173,9 +176,10 @@ bool writer;       /* m->writer: resets, and sized pins that start a pool */
     pstate[p] = FREED                                                         \
   }
 
-/* call_rcu(): the grace period waits for the sections open right now. */
+/* A push onto the reclaim queue: the grace period waits for the sections
+ * open right now. */
 #define CALL_RCU_BODY(i, p)                                                   \
-  assert(rstate[i] == IDLE);     /* an rcu_head is queued once */             \
+  assert(rstate[i] == IDLE);     /* an item is queued once */             \
   rpool[i] = p; rwait[i] = insec; rstate[i] = QUEUED
 
 #define READY(i) (rstate[i] == QUEUED && rwait[i] == 0)
@@ -261,7 +265,7 @@ proctype reader(byte r; byte nsec) {
        USE(p);                                    /* work on p->tp */
        if
        :: USE(p);                                 /* rcupool_pin */
-          assert(refs[p] > 0);                    /* never from zero (N1) */
+          assert(refs[p] > 0);                    /* never from zero (PIN-1) */
           refs[p]++; pins[p]++; pinslot[r * NS + s] = p
        :: skip
        fi;
@@ -375,7 +379,7 @@ proctype resetter() {
        j = 0;
        reused = (next != NONE);
        if
-       :: reused ->                  /* W5: publish in the same hold */
+       :: reused ->                  /* RESET-4: publish in the same hold */
 #ifdef VACUITY_NO_RESET_REUSES_SIZED
           assert(was_cur[next]);
 #endif
@@ -391,7 +395,7 @@ proctype resetter() {
        if
        :: !reused ->
           next = npools; npools++;
-          /* W2: any other pool of this size alive is dying (refs 0) */
+          /* RESET-2: any other pool of this size alive is dying (refs 0) */
           for (j : 0 .. NP - 1) {
             assert(!(j != next && pstate[j] == ALIVE && psize[j] == n &&
                      refs[j] > 0))
@@ -406,7 +410,7 @@ proctype resetter() {
        fi;
        next = 0; n = 0
      }
-     d_step {                        /* rp_reclaim_retire: call_rcu */
+     d_step {                        /* rp_reclaim_retire: a push */
        CALL_RCU_BODY(k, old);
        k++; old = 0; reused = false;
        writer = false
@@ -519,7 +523,7 @@ proctype sized_pinner() {
 }
 #endif
 
-/* ---- liburcu's call_rcu thread: rp_retire_cb and rp_free_cb -------------- */
+/* ---- rcupool's reclaim thread: rp_retire_cb and rp_free_cb --------------- */
 proctype reclaim() {
   byte i;
   byte p;

@@ -2,11 +2,11 @@
  * A test extension (see extension.h). EXT_NAME names the module.
  *
  * Invariants:
- *   E1. Every pin this module takes lives in its own static storage and is
- *       released by method_unload() before the module is unloaded (the host
- *       does it); a pin is never left in memory that dlclose unmaps.
- *   E2. If log_forward() installed a hook, the destructor restores the
- *       default before the module's code is unmapped; rcupool_set_log()
+ *   EXTENSION-1. Every pin this module takes lives in its own static storage
+ *       and is released by method_unload() before the module is unloaded (the
+ *       host does it); a pin is never left in memory that dlclose unmaps.
+ *   EXTENSION-2. If log_forward() installed a hook, the destructor restores
+ *       the default before the module's code is unmapped; rcupool_set_log()
  *       returns only after running calls of the hook have returned.
  */
 #include "tests/shared/extension.h"
@@ -110,7 +110,8 @@ static void ext_log_forward(void) {
 
 static size_t ext_log_count(void) { return atomic_load(&log_lines); }
 
-/* E2: runs at dlclose (and at exit), while this module is still mapped. */
+/* EXTENSION-2: runs at dlclose (and at exit), while this module is still
+ * mapped. */
 __attribute__((destructor)) static void ext_unload(void) {
   if (atomic_load(&hook_installed)) rcupool_set_log(NULL, NULL);
 }

@@ -49,9 +49,9 @@
 
 #include <gtest/gtest.h>
 
-#include "rcupool_private/testing.h"
 #include "tests/support/annotate.h"
 #include "tests/support/support.h"
+#include "tests/torture/pool_peek.h"
 
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::OsThreadCount;

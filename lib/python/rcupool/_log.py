@@ -11,7 +11,7 @@ create). The hook installed here is a ctypes callback; ctypes takes the GIL
 
 A hook that needs the GIL can deadlock in two places, and both are handled:
 
-LOG-1. Interpreter shutdown. A library thread that asks for the GIL once
+PYLOG-1. Interpreter shutdown. A library thread that asks for the GIL once
        finalisation has begun is never given it (CPython ends such a
        thread), and after finalisation the callback's code is gone. An
        ``atexit`` handler (run before finalisation, while the interpreter is
@@ -19,14 +19,15 @@ LOG-1. Interpreter shutdown. A library thread that asks for the GIL once
        only once every running call of the hook has returned. ctypes
        releases the GIL during that call, so a hook call waiting for the GIL
        gets it and finishes. No call of the hook starts afterwards.
-LOG-2. fork. ``os.fork()`` holds the GIL across ``fork()``, and the library's
-       prepare handler waits for the reclaim thread to pause: if that thread
-       is inside the hook waiting for the GIL, neither moves. So the hook is
-       removed in an ``os.register_at_fork(before=...)`` handler (the same
-       wait as LOG-1, GIL released) and installed again after the fork, in
-       the parent and in the child. What the library logs during ``fork()``
-       itself goes to its default sink (warnings and errors to stderr).
-LOG-3. A fork made by C code that bypasses Python's fork handlers leaves
+PYLOG-2. fork. ``os.fork()`` holds the GIL across ``fork()``, and the
+       library's prepare handler waits for the reclaim thread to pause: if
+       that thread is inside the hook waiting for the GIL, neither moves. So
+       the hook is removed in an ``os.register_at_fork(before=...)``
+       handler (the same wait as PYLOG-1, GIL released) and installed again
+       after the fork, in the parent and in the child. What the library
+       logs during ``fork()`` itself goes to its default sink (warnings and
+       errors to stderr).
+PYLOG-3. A fork made by C code that bypasses Python's fork handlers leaves
        the hook installed in a child whose other threads are gone (their
        ``logging`` locks may be held for ever): the hook drops every record
        in a process other than the one that installed it.
@@ -64,7 +65,7 @@ _forks_running = 0  # os.fork() calls between their before and after handlers
 def _emit(ctx, level, message) -> None:  # the ctypes callback's body
     try:
         if _finalizing or os.getpid() != _pid or sys.is_finalizing():
-            return  # LOG-1, LOG-3
+            return  # PYLOG-1, PYLOG-3
         py_level = _LEVELS.get(level, logging.ERROR)
         if logger.isEnabledFor(py_level):
             text = message.decode("utf-8", "replace") if message else ""
@@ -104,7 +105,7 @@ def _at_exit() -> None:
 
 
 def _before_fork() -> None:
-    # LOG-2. Counted, so that a fork finishing on another thread does not
+    # PYLOG-2. Counted, so that a fork finishing on another thread does not
     # reinstall the hook while this one is about to fork.
     global _forks_running
     with _lock:
