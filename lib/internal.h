@@ -258,11 +258,14 @@ RP_READ_SIDE_API void rp_read_lock(void);
 RP_READ_SIDE_API void rp_read_unlock(void);
 
 /* Inside one read-side section: the current pool of m, with a reference
- * taken for a pin (pin.c, PIN-1) and its generation in *gen; when threads is
- * not 0 and the current pool has another size, NULL and nothing taken. */
+ * taken for a pin (pin.c, PIN-1), its generation in *gen and its count
+ * before that reference in *refs_before (the caller checks it: read_side
+ * links nothing of the library, not even rp_die); when threads is not 0 and
+ * the current pool has another size, NULL and nothing taken. */
 RP_READ_SIDE_API struct rp_pool *rp_read_get_current(rcupool_t *m,
                                                      size_t threads,
-                                                     uint64_t *gen);
+                                                     uint64_t *gen,
+                                                     size_t *refs_before);
 
 /* --- parallel.c ----------------------------------------------------------- */
 

@@ -38,6 +38,13 @@
 
 #include "internal.h"
 
+/* PIN-1: a pool reached from a section is alive, so its count was not 0
+ * before the pin's reference. */
+static inline void rp_pin_check_alive(struct rp_pool *p, size_t refs_before) {
+  if (__builtin_expect(refs_before == 0, 0))
+    rp_die("pin: pool %p reached from a section at refs 0", (void *)p);
+}
+
 static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
                         uint64_t gen) {
   pin->pool_ = p;
@@ -55,7 +62,9 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
   }
   rp_fork_settle(m); /* a fork child's first pin gets the real pool */
   uint64_t gen;
-  struct rp_pool *p = rp_read_get_current(m, 0, &gen); /* PIN-1 */
+  size_t refs_before;
+  struct rp_pool *p = rp_read_get_current(m, 0, &gen, &refs_before);
+  rp_pin_check_alive(p, refs_before);
   rp_pin_fill(pin, m, p, gen);
   return 0;
 }
@@ -129,8 +138,10 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
 
   /* The current pool has that size: a pin as rcupool_pin() takes it (PIN-1). */
   uint64_t gen;
-  struct rp_pool *p = rp_read_get_current(m, threads, &gen);
+  size_t refs_before;
+  struct rp_pool *p = rp_read_get_current(m, threads, &gen, &refs_before);
   if (__builtin_expect(p != NULL, 1)) {
+    rp_pin_check_alive(p, refs_before);
     rp_pin_fill(pin, m, p, gen);
     return 0;
   }

@@ -26,8 +26,7 @@
  * a caller elsewhere does not do: liburcu's inline functions are
  * instrumented before they are inlined.)
  */
-#include <stdio.h>
-#include <stdlib.h>
+#include <stddef.h>
 
 #include "internal.h"
 
@@ -59,15 +58,13 @@ pthreadpool_t rcupool_read_lock_current(rcupool_t *m) {
 }
 
 struct rp_pool *rp_read_get_current(rcupool_t *m, size_t threads,
-                                    uint64_t *gen) {
+                                    uint64_t *gen, size_t *refs_before) {
   rp_rcu_read_lock();
   struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
   if (threads != 0 && p->threads != threads) {
     p = NULL;
   } else {
-    size_t old = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
-    if (__builtin_expect(old == 0, 0))
-      rp_die("pin: pool %p reached from a section at refs 0", (void *)p);
+    *refs_before = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
     *gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
   }
   RP_TSAN_GP_RELEASE();
