@@ -38,54 +38,33 @@ _files_repository = repository_rule(
     doc = "A repository made only of the given files (path -> content).",
 )
 
-_FORWARD_CC = """
-def cc_binary(**kwargs):
-    native.cc_binary(**kwargs)
+def _forwarders(rules):
+    """A .bzl text defining each rule macro as a call of the native rule."""
+    return "".join([
+        "def {0}(**kwargs):\n    native.{0}(**kwargs)\n\n".format(r)
+        for r in rules
+    ])
 
-def cc_library(**kwargs):
-    native.cc_library(**kwargs)
+_FORWARD_CC = _forwarders([
+    "cc_binary",
+    "cc_library",
+    "cc_test",
+    "cc_import",
+    "cc_proto_library",
+    "cc_toolchain",
+    "cc_toolchain_suite",
+    "objc_library",
+])
 
-def cc_test(**kwargs):
-    native.cc_test(**kwargs)
-
-def cc_import(**kwargs):
-    native.cc_import(**kwargs)
-
-def cc_proto_library(**kwargs):
-    native.cc_proto_library(**kwargs)
-
-def cc_toolchain(**kwargs):
-    native.cc_toolchain(**kwargs)
-
-def cc_toolchain_suite(**kwargs):
-    native.cc_toolchain_suite(**kwargs)
-
-def objc_library(**kwargs):
-    native.objc_library(**kwargs)
-"""
-
-_FORWARD_JAVA = """
-def java_binary(**kwargs):
-    native.java_binary(**kwargs)
-
-def java_library(**kwargs):
-    native.java_library(**kwargs)
-
-def java_import(**kwargs):
-    native.java_import(**kwargs)
-
-def java_test(**kwargs):
-    native.java_test(**kwargs)
-
-def java_toolchain(**kwargs):
-    native.java_toolchain(**kwargs)
-
-def java_runtime(**kwargs):
-    native.java_runtime(**kwargs)
-
-def java_plugin(**kwargs):
-    native.java_plugin(**kwargs)
-"""
+_FORWARD_JAVA = _forwarders([
+    "java_binary",
+    "java_library",
+    "java_import",
+    "java_test",
+    "java_toolchain",
+    "java_runtime",
+    "java_plugin",
+])
 
 _NO_COVERAGE = """#!/bin/sh
 echo "bazel coverage is not supported in this offline workspace" >&2

@@ -1,5 +1,5 @@
 // Fork, log-hook and nesting defects of issue 10, each in a fresh process
-// (tests/shared/host.h: RCUPOOL_RUN_IN_CHILD), so a hang is a failure
+// (RCUPOOL_RUN_IN_CHILD of tests/support/in_child.h), so a hang is a failure
 // after a timeout rather than a stuck test run.
 #include <errno.h>
 #include <pthread.h>

@@ -46,16 +46,11 @@ class StatsStruct(ctypes.Structure):
 
 
 class PinStruct(ctypes.Structure):
-    """rcupool_pin_t: caller-owned storage, fields private to the library
-    (a test compares its size with the C struct's)."""
+    """rcupool_pin_t: caller-owned storage whose fields are private to the
+    library, so Python holds it as opaque words (a test compares its size
+    with the C struct's)."""
 
-    _fields_ = [
-        ("pool_", ctypes.c_void_p),
-        ("manager_", ctypes.c_void_p),
-        ("threadpool_", ctypes.c_void_p),
-        ("threads_", ctypes.c_size_t),
-        ("generation_", ctypes.c_uint64),
-    ]
+    _fields_ = [("_private", ctypes.c_uint64 * 5)]
 
 
 #: RCUPOOL_SCOPE_MAX_DEPTH: deeper nesting aborts the process.

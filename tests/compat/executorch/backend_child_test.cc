@@ -45,9 +45,10 @@ TEST(SampleBackendRaw, KeptGetPthreadpoolAcrossResetsFailsInChild) {
   // A hang: it loaded and executed correctly before the first reset, then
   // stopped. (A sanitizer report names the failure itself, and its length
   // pushes the progress lines out of the captured tail.)
-  if (r.timed_out)
+  if (r.timed_out) {
     EXPECT_NE(std::string(r.tail).find("run 0 correct"), std::string::npos)
         << r.tail;
+  }
   // ...and did not get through the resets.
   bool failed = r.timed_out || r.signaled || (r.exited && r.exit_code != 0);
   EXPECT_TRUE(failed) << "the raw backend survived the resets:\n" << r.tail;

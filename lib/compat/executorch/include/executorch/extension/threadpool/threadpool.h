@@ -41,9 +41,7 @@
 /* Marks what librcupool_executorch.so exports (the rest is hidden). */
 #define RCUPOOL_ET_API __attribute__((visibility("default")))
 
-namespace executorch {
-namespace extension {
-namespace threadpool {
+namespace executorch::extension::threadpool {
 
 class ThreadPool;
 class PinnedPthreadpool;
@@ -244,19 +242,13 @@ class RCUPOOL_ET_API PinnedPthreadpool final {
  */
 RCUPOOL_ET_API PinnedPthreadpool get_pinned_pthreadpool();
 
-}  // namespace threadpool
-}  // namespace extension
-}  // namespace executorch
+}  // namespace executorch::extension::threadpool
 
 /* The old names, still used by existing callers and tests. */
-namespace torch {
-namespace executorch {
-namespace threadpool {
+namespace torch::executorch::threadpool {
 using ::executorch::extension::threadpool::get_pthreadpool;
 using ::executorch::extension::threadpool::get_threadpool;
 using ::executorch::extension::threadpool::ThreadPool;
-}  // namespace threadpool
-}  // namespace executorch
-}  // namespace torch
+}  // namespace torch::executorch::threadpool
 
 #endif  // EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_H

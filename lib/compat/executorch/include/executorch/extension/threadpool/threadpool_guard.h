@@ -17,9 +17,7 @@
 
 #include <executorch/extension/threadpool/threadpool.h>
 
-namespace executorch {
-namespace extension {
-namespace threadpool {
+namespace executorch::extension::threadpool {
 
 /*
  * While alive: get_pthreadpool() returns nullptr on this thread,
@@ -112,17 +110,11 @@ class RCUPOOL_ET_API UsePinnedThreadPoolGuard {
   bool entered_ = false;  // an rcupool scope was entered
 };
 
-}  // namespace threadpool
-}  // namespace extension
-}  // namespace executorch
+}  // namespace executorch::extension::threadpool
 
 /* The old name, still used by existing callers and tests. */
-namespace torch {
-namespace executorch {
-namespace threadpool {
+namespace torch::executorch::threadpool {
 using ::executorch::extension::threadpool::NoThreadPoolGuard;
-}  // namespace threadpool
-}  // namespace executorch
-}  // namespace torch
+}  // namespace torch::executorch::threadpool
 
 #endif  // EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_GUARD_H

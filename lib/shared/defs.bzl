@@ -1,0 +1,21 @@
+"""The one way rcupool links a shared object of its own."""
+
+def shared_object(name, version_script, deps, nodelete, linkopts = []):
+    """A cc_binary `name` (the SONAME) linked as a shared object.
+
+    It exports what `version_script` lists, resolves every symbol through
+    its own dependencies (-z defs) and, with `nodelete`, is never unmapped
+    once loaded (for objects whose code threads may still run after a
+    dlclose).
+    """
+    native.cc_binary(
+        name = name,
+        additional_linker_inputs = [version_script],
+        linkopts = [
+            "-Wl,-soname," + name,
+            "-Wl,--version-script=$(location %s)" % version_script,
+            "-Wl,-z,defs",
+        ] + (["-Wl,-z,nodelete"] if nodelete else []) + linkopts,
+        linkshared = True,
+        deps = deps,
+    )
