@@ -86,6 +86,11 @@ class Runs:
         return statistics.median(b[field] * UNIT_NS[b["time_unit"]] * scale
                                  for b in self.rows[program, row, t])
 
+    def spread(self, program, row, t=1, field="real_time"):
+        """(max - min) / median of the repetitions' field, in %."""
+        v = [b[field] for b in self.rows[program, row, t]]
+        return 100 * (max(v) - min(v)) / statistics.median(v)
+
     def counter(self, program, row, key, how=statistics.median):
         return how(b[key] for b in self.rows[program, row, 1])
 
@@ -145,18 +150,22 @@ def one_target(r, program, ours, ref_label, ref, t, target, label):
     ref_program, ref_t = (ref_program, 1) if ref_program else (program, t)
     if not r.has(program, ours, t) or not (
             kind or r.has(ref_program, ref_row, ref_t)):
-        return [label, "-", ref_label, "-", text, NOT_MEASURED, "-"], False
+        return [label, "-", ref_label, "-", text, NOT_MEASURED, "-",
+                "-"], False
     ours_ns, cpu = r.ns(program, ours, t), None
+    spread = "%.0f%%" % r.spread(program, ours, t)
     if kind == "paired":  # the reference was timed beside each iteration
         ref_ns = r.counter(program, ours, "paired_create_us") * 1e3
         ratio = r.counter(program, ours, rest)
     elif kind == "ms":  # a fixed limit; ours is the row's p50 counter
         ours_ns, ref_ns = r.counter(program, ours, "p50_ms") * 1e6, (
             float(rest) * 1e6)
+        spread = "%.0f%%" % r.spread(program, ours, t, "p50_ms")
         ratio = ours_ns / ref_ns
     else:
         ref_ns = r.ns(ref_program, ref_row, ref_t)
         ratio = ours_ns / ref_ns
+        spread += " / %.0f%%" % r.spread(ref_program, ref_row, ref_t)
         if (program, ours) in r.swept and ref_program == program:
             cpu = (r.ns(program, ours, t, "cpu_time") /
                    r.ns(program, ref, t, "cpu_time"))
@@ -174,7 +183,7 @@ def one_target(r, program, ours, ref_label, ref, t, target, label):
             100 * abs(ratio / target[1] - 1), "short" if faster else "over")
     return [label, fmt_ns(ours_ns), "%s %s" % (ref_label, fmt_ns(ref_ns)),
             "%.2fx" % ratio, text, verdict,
-            "-" if cpu is None else "%.2fx" % cpu], missed
+            "-" if cpu is None else "%.2fx" % cpu, spread], missed
 
 
 def row_table(w, r, program, rows, ref, columns, note):
@@ -274,10 +283,13 @@ def main():
     w("## Targets\n\nRatios are of wall time; the last column gives the same "
       "ratio in CPU time for the rows that sweep calling threads (CPU time "
       "leaves out the time a preempted thread waits for a core, which "
-      "dominates wall time when the machine is loaded).\n")
+      "dominates wall time when the machine is loaded). Spread: (max - min) / "
+      "median of the repetitions' wall times, rcupool's row / the "
+      "reference's.\n")
     rows = target_rows(r)
     table(w, ["measure", "rcupool", "reference", "ratio", "target",
-              "verdict", "ratio in CPU time"], [row for row, _ in rows])
+              "verdict", "ratio in CPU time", "spread"],
+          [row for row, _ in rows])
     write_tables(w, r)
     missed = ["- %s: %s, target %s" % (row[0], row[3], row[4])
               for row, m in rows if m]
