@@ -29,31 +29,13 @@
 
 using rcupool_test::ForkAndWait;
 using rcupool_test::ManagerSumIsRight;
+using rcupool_test::RecordThread;
 using rcupool_test::Stats;
-
-#if defined(__SANITIZE_THREAD__)
-#define SKIP_UNDER_TSAN() \
-  GTEST_SKIP() << "ThreadSanitizer does not support threads in a fork child"
-#else
-#define SKIP_UNDER_TSAN() ((void)0)
-#endif
+using rcupool_test::ThreadIds;
 
 namespace {
 
 constexpr int kTimeoutS = 60;
-
-struct Ids {
-  std::mutex mu;
-  std::set<pthread_t> ids;
-  std::atomic<size_t> calls{0};
-};
-
-void RecordThread(void *arg, size_t) {
-  auto *t = static_cast<Ids *>(arg);
-  std::lock_guard<std::mutex> g(t->mu);
-  t->ids.insert(pthread_self());
-  t->calls++;
-}
 
 void CountItem(void *arg, size_t) {
   static_cast<std::atomic<size_t> *>(arg)->fetch_add(1);
@@ -97,7 +79,7 @@ TEST(RcupoolDefault, ForkChildWhosePoolCreationFailsRunsWorkOnCallingThread) {
   ASSERT_EQ(rcupool_reset(m, 3), 0);
   int rc = ForkAndWait([m] {
     rp_fault_set_hook(FailPoolCreate, nullptr);
-    Ids ids;
+    ThreadIds ids;
     if (rcupool_parallelize_1d(m, RecordThread, &ids, 64, 0) != 0) return 1;
     if (ids.calls.load() != 64) return 2;
     if (ids.ids.size() != 1 || *ids.ids.begin() != pthread_self()) return 3;

@@ -23,19 +23,10 @@
 
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::OsThreadCount;
+using rcupool_test::RecordThread;
 using rcupool_test::Stats;
+using rcupool_test::ThreadIds;
 using rcupool_test::WaitForOsThreadCount;
-
-// ThreadSanitizer cannot follow a child of a multi-threaded fork() that
-// starts threads (it ends the child, or with die_after_fork=0 aborts on
-// "dup thread with used id" when a new thread reuses a parent thread's
-// id); the plain and asan configurations run these tests.
-#if defined(__SANITIZE_THREAD__)
-#define SKIP_UNDER_TSAN() \
-  GTEST_SKIP() << "ThreadSanitizer does not support threads in a fork child"
-#else
-#define SKIP_UNDER_TSAN() ((void)0)
-#endif
 
 namespace {
 
@@ -67,19 +58,6 @@ void RunInChild(Body body) {
   ASSERT_FALSE(r.timed_out) << "child " << what;
   ASSERT_TRUE(r.exited) << "child " << what;
   EXPECT_EQ(r.exit_code, 0) << "child checks failed (see above)";
-}
-
-struct ThreadIds {
-  std::mutex mu;
-  std::set<pthread_t> ids;
-  std::atomic<size_t> calls{0};
-};
-
-void RecordThread(void *arg, size_t) {
-  auto *t = static_cast<ThreadIds *>(arg);
-  std::lock_guard<std::mutex> g(t->mu);
-  t->ids.insert(pthread_self());
-  t->calls++;
 }
 
 }  // namespace

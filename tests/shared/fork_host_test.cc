@@ -40,13 +40,6 @@ constexpr bool kPauseAroundFork = false;
 constexpr int kTimeoutS = 240;
 constexpr int kForks = 100;
 
-#if defined(__SANITIZE_THREAD__)
-#define SKIP_UNDER_TSAN() \
-  GTEST_SKIP() << "ThreadSanitizer does not support threads in a fork child"
-#else
-#define SKIP_UNDER_TSAN() ((void)0)
-#endif
-
 // Returns the child's exit status, or -1 if it died or hung (20 s).
 int WaitChild(pid_t pid) {
   int status = 0;

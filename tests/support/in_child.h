@@ -67,4 +67,15 @@ child_result_t RerunThisTestInChild(int timeout_s);
     }                                                                         \
   } while (0)
 
+// Skips a test that starts threads in a fork child under ThreadSanitizer,
+// which cannot follow such a child (it ends the child, or with
+// die_after_fork=0 aborts on "dup thread with used id" when a new thread
+// reuses a parent thread's id); the plain and asan configurations run it.
+#if defined(__SANITIZE_THREAD__)
+#define SKIP_UNDER_TSAN() \
+  GTEST_SKIP() << "ThreadSanitizer does not support threads in a fork child"
+#else
+#define SKIP_UNDER_TSAN() ((void)0)
+#endif
+
 #endif  // RCUPOOL_TESTS_SUPPORT_IN_CHILD_H

@@ -59,6 +59,13 @@ void AnnotatedParallelize1d(pthreadpool_t pool, pthreadpool_task_1d_t task,
   TEST_TSAN_ACQUIRE(&a.end);
 }
 
+void RecordThread(void *arg, size_t) {
+  auto *t = static_cast<ThreadIds *>(arg);
+  std::lock_guard<std::mutex> g(t->mu);
+  t->ids.insert(pthread_self());
+  t->calls++;
+}
+
 bool ParallelSumIsRight(pthreadpool_t pool, size_t range) {
   SumCtx c;
   AnnotatedParallelize1d(pool, SumTask, &c, range);

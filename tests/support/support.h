@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
+#include <pthread.h>
 #include <pthreadpool.h>
 #include <rcupool/rcupool.h>
 
@@ -19,6 +21,15 @@ namespace rcupool_test {
 // Returns true when the total matches the closed form.
 bool ParallelSumIsRight(pthreadpool_t pool, size_t range);
 bool ManagerSumIsRight(rcupool_t *m, size_t range);
+
+// The OS threads that ran a parallel call's items: give RecordThread as the
+// task and a ThreadIds as its argument.
+struct ThreadIds {
+  std::mutex mu;
+  std::set<pthread_t> ids;
+  std::atomic<size_t> calls{0};
+};
+void RecordThread(void *arg, size_t);
 
 // Records every log message while alive; restores the default hook after.
 class LogRecorder {

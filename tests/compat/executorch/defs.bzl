@@ -9,7 +9,7 @@ def et_cc_test(name, srcs, deps = [], data = [], **kwargs):
     """
     native.cc_test(
         name = name,
-        srcs = srcs + ["util.h"],
+        srcs = srcs + ["run_sum.h", "util.h"],
         deps = deps + [
             "//lib/compat/executorch:threadpool",
             "//lib/deps:gtest_main",

@@ -3,10 +3,10 @@
 // unloaded at any time.
 #include "tests/compat/executorch/extension.h"
 
-#include <atomic>
-
 #include <executorch/extension/threadpool/threadpool.h>
 #include <executorch/extension/threadpool/threadpool_guard.h>
+
+#include "tests/compat/executorch/run_sum.h"
 
 #ifndef EXT_NAME
 #error "define EXT_NAME"
@@ -22,18 +22,7 @@ int Reset(uint32_t n) { return et::get_threadpool()->_unsafe_reset_threadpool(n)
 size_t ThreadCount() { return et::get_threadpool()->get_thread_count(); }
 void Destroy() { et::get_threadpool()->_unsafe_destroy_threadpool(); }
 
-int Sum(size_t range) {
-  std::atomic<uint64_t> total{0}, calls{0};
-  et::get_threadpool()->run(
-      [&](size_t i) {
-        total.fetch_add(3 * i + 1, std::memory_order_relaxed);
-        calls.fetch_add(1, std::memory_order_relaxed);
-      },
-      range);
-  uint64_t n = range;
-  return calls.load() == n && total.load() == 3 * (n * (n - 1) / 2) + n ? 0
-                                                                         : -1;
-}
+int Sum(size_t range) { return et_test::RunSumIsRight(range) ? 0 : -1; }
 
 void SetNoPool(int enabled) { et::NoThreadPoolGuard::set_enabled(enabled != 0); }
 int NoPool() { return et::NoThreadPoolGuard::is_enabled(); }

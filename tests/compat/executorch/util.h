@@ -13,6 +13,8 @@
 #include <executorch/extension/threadpool/threadpool.h>
 #include <rcupool/rcupool.h>
 
+#include "tests/compat/executorch/run_sum.h"
+
 namespace et_test {
 
 namespace et = ::executorch::extension::threadpool;
@@ -21,20 +23,6 @@ inline rcupool_stats_t Stats() {
   rcupool_stats_t s{};
   EXPECT_EQ(rcupool_get_stats(rcupool_default(), &s), 0);
   return s;
-}
-
-// run() over [0, range) adding 3i+1, each index counted: true when every
-// index ran exactly once.
-inline bool RunSumIsRight(size_t range) {
-  std::atomic<uint64_t> total{0}, calls{0};
-  et::get_threadpool()->run(
-      [&](size_t i) {
-        total.fetch_add(3 * i + 1, std::memory_order_relaxed);
-        calls.fetch_add(1, std::memory_order_relaxed);
-      },
-      range);
-  uint64_t n = range;
-  return calls.load() == n && total.load() == 3 * (n * (n - 1) / 2) + n;
 }
 
 // Waits (at most `limit`) until `count` reaches `want`.
