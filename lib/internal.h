@@ -146,6 +146,38 @@ struct rcupool_manager {
        ((p) = caa_container_of(rp_it_, struct rp_pool, node), 1);           \
        rp_it_ = rp_it_->next)
 
+/* --- log.c ---------------------------------------------------------------- */
+
+/* While a thread holds rcupool locks it may defer its log messages: between
+ * begin and end, messages go to the caller-provided buffer and are handed
+ * to the hook by rp_log_defer_end(), after the caller dropped its locks. */
+struct rp_log_deferred {
+  unsigned count;
+  unsigned dropped;
+  rcupool_log_level_t level[4];
+  char text[4][256];
+};
+void rp_log_defer_begin(struct rp_log_deferred *buf);
+void rp_log_defer_end(struct rp_log_deferred *buf);
+
+/* Fork child handler: the hook's lock may have been held by a thread that
+ * does not exist in the child. */
+void rp_log_fork_child(void);
+
+/* The library's own logging; rcupool_log() is the public twin that other
+ * components (lib/xnnpack, users' extensions) call. Which errors are
+ * logged, and at which level: LOG-5 in log.c. */
+void rp_log(rcupool_log_level_t level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The one fatal-error path: writes "rcupool: FILE:LINE: reason" to stderr
+ * (reason printf-style, no allocation, no lock, no log hook: also safe in
+ * a fork handler) and aborts. For broken invariants and for misuse the
+ * API documents as an abort. */
+#define rp_die(...) rp_die_at(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void rp_die_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), cold));
+
 /* --- pool.c: the pool object -------------------------------------------- */
 
 /* Creates a pool of `threads` threads with refs = 1 (the creator's: the
@@ -242,30 +274,38 @@ void rp_reclaim_fork_child_adopt(struct rp_pool *p);
 
 /* --- read.c --------------------------------------------------------------- */
 
-/* read.c is built as its own target (lib/BUILD, read_side); in Bazel's
- * per-target test linking its functions must be visible to the rest of the
- * library. librcupool.so's version script still keeps them local. */
-#define RP_READ_SIDE_API __attribute__((visibility("default")))
-
 /* True inside a read-side section of the calling thread. */
-RP_READ_SIDE_API bool rp_read_ongoing(void);
+bool rp_read_ongoing(void);
 /* The same without registering the thread with liburcu (fork handlers). */
-RP_READ_SIDE_API bool rp_read_ongoing_quiet(void);
+bool rp_read_ongoing_quiet(void);
 
 /* rcupool_read_lock()/unlock() for the library's own use: direct calls,
  * never through the PLT of the shared library. */
-RP_READ_SIDE_API void rp_read_lock(void);
-RP_READ_SIDE_API void rp_read_unlock(void);
+void rp_read_lock(void);
+void rp_read_unlock(void);
 
-/* Inside one read-side section: the current pool of m, with a reference
- * taken for a pin (pin.c, PIN-1), its generation in *gen and its count
- * before that reference in *refs_before (the caller checks it: read_side
- * links nothing of the library, not even rp_die); when threads is not 0 and
- * the current pool has another size, NULL and nothing taken. */
-RP_READ_SIDE_API struct rp_pool *rp_read_get_current(rcupool_t *m,
-                                                     size_t threads,
-                                                     uint64_t *gen,
-                                                     size_t *refs_before);
+/* Inside one read-side section, inlined into the caller: the current pool
+ * of m with a reference taken for a pin (pin.c, PIN-1) and its generation
+ * in *gen; when threads is not 0 and the current pool has another size,
+ * NULL and nothing taken. A count of 0 before the reference is fatal: a
+ * pool reached from a section holds its current or retire reference. */
+static inline struct rp_pool *rp_read_get_current(rcupool_t *m, size_t threads,
+                                                  uint64_t *gen) {
+  size_t refs_before = 1;
+  rp_rcu_read_lock();
+  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
+  if (threads != 0 && p->threads != threads) {
+    p = NULL;
+  } else {
+    refs_before = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
+    *gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
+  }
+  RP_TSAN_GP_RELEASE();
+  rp_rcu_read_unlock();
+  if (__builtin_expect(refs_before == 0, 0))
+    rp_die("pin: pool %p reached from a section at refs 0", (void *)p);
+  return p;
+}
 
 /* --- parallel.c ----------------------------------------------------------- */
 
@@ -280,38 +320,6 @@ const struct rp_pool *rp_parallel_dispatching(void);
 /* Records p's worker threads as workers of an rcupool pool (called once by
  * rp_pool_create on a new pool, on the creating thread). */
 void rp_parallel_mark_workers(struct rp_pool *p);
-
-/* --- log.c ---------------------------------------------------------------- */
-
-/* While a thread holds rcupool locks it may defer its log messages: between
- * begin and end, messages go to the caller-provided buffer and are handed
- * to the hook by rp_log_defer_end(), after the caller dropped its locks. */
-struct rp_log_deferred {
-  unsigned count;
-  unsigned dropped;
-  rcupool_log_level_t level[4];
-  char text[4][256];
-};
-void rp_log_defer_begin(struct rp_log_deferred *buf);
-void rp_log_defer_end(struct rp_log_deferred *buf);
-
-/* Fork child handler: the hook's lock may have been held by a thread that
- * does not exist in the child. */
-void rp_log_fork_child(void);
-
-/* The library's own logging; rcupool_log() is the public twin that other
- * components (lib/xnnpack, users' extensions) call. Which errors are
- * logged, and at which level: LOG-5 in log.c. */
-void rp_log(rcupool_log_level_t level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* The one fatal-error path: writes "rcupool: FILE:LINE: reason" to stderr
- * (reason printf-style, no allocation, no lock, no log hook: also safe in
- * a fork handler) and aborts. For broken invariants and for misuse the
- * API documents as an abort. */
-#define rp_die(...) rp_die_at(__FILE__, __LINE__, __VA_ARGS__)
-_Noreturn void rp_die_at(const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4), cold));
 
 /* --- fault.c: failure injection ------------------------------------------- */
 

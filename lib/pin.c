@@ -38,13 +38,6 @@
 
 #include "internal.h"
 
-/* PIN-1: a pool reached from a section is alive, so its count was not 0
- * before the pin's reference. */
-static inline void rp_pin_check_alive(struct rp_pool *p, size_t refs_before) {
-  if (__builtin_expect(refs_before == 0, 0))
-    rp_die("pin: pool %p reached from a section at refs 0", (void *)p);
-}
-
 static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
                         uint64_t gen) {
   pin->pool_ = p;
@@ -54,7 +47,19 @@ static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
   pin->generation_ = gen;
 }
 
-int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
+/* A pin's fast path makes no call, so it saves no register: anything
+ * unusual (a bad argument, a pin in use, a fork child's stale manager, a
+ * thread liburcu has not met yet) takes the checked path, which does the
+ * same with every check and call. */
+static inline bool rp_pin_fast_ok(const rcupool_t *m,
+                                  const rcupool_pin_t *pin) {
+  return m != NULL && pin != NULL && pin->pool_ == NULL &&
+         !__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE) &&
+         rp_rcu_reader_ready();
+}
+
+__attribute__((noinline)) static int rp_pin_checked(rcupool_t *m,
+                                                    rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
   if (pin->pool_ != NULL) {
     rp_log(RCUPOOL_LOG_WARN, "pin: pin %p already holds a pool", (void *)pin);
@@ -62,9 +67,16 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
   }
   rp_fork_settle(m); /* a fork child's first pin gets the real pool */
   uint64_t gen;
-  size_t refs_before;
-  struct rp_pool *p = rp_read_get_current(m, 0, &gen, &refs_before);
-  rp_pin_check_alive(p, refs_before);
+  struct rp_pool *p = rp_read_get_current(m, 0, &gen);
+  rp_pin_fill(pin, m, p, gen);
+  return 0;
+}
+
+int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
+  if (__builtin_expect(!rp_pin_fast_ok(m, pin), 0))
+    return rp_pin_checked(m, pin);
+  uint64_t gen;
+  struct rp_pool *p = rp_read_get_current(m, 0, &gen);
   rp_pin_fill(pin, m, p, gen);
   return 0;
 }
@@ -122,7 +134,8 @@ static int rp_pin_sized_slow(rcupool_t *m, size_t threads,
   return 0;
 }
 
-int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
+__attribute__((noinline)) static int rp_pin_sized_checked(
+    rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
   if (threads > RCUPOOL_MAX_THREADS) {
     rp_log(RCUPOOL_LOG_ERROR, "pin_sized: %zu threads is above the maximum %d",
@@ -138,10 +151,22 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
 
   /* The current pool has that size: a pin as rcupool_pin() takes it (PIN-1). */
   uint64_t gen;
-  size_t refs_before;
-  struct rp_pool *p = rp_read_get_current(m, threads, &gen, &refs_before);
+  struct rp_pool *p = rp_read_get_current(m, threads, &gen);
   if (__builtin_expect(p != NULL, 1)) {
-    rp_pin_check_alive(p, refs_before);
+    rp_pin_fill(pin, m, p, gen);
+    return 0;
+  }
+  return rp_pin_sized_slow(m, threads, pin);
+}
+
+int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
+  if (__builtin_expect(!rp_pin_fast_ok(m, pin) || threads == 0 ||
+                           threads > RCUPOOL_MAX_THREADS,
+                       0))
+    return rp_pin_sized_checked(m, threads, pin);
+  uint64_t gen;
+  struct rp_pool *p = rp_read_get_current(m, threads, &gen);
+  if (__builtin_expect(p != NULL, 1)) {
     rp_pin_fill(pin, m, p, gen);
     return 0;
   }

@@ -12,19 +12,14 @@
  *   READ-3. rcupool_current() never creates anything: in a fork child before
  *       the first call that settles the default manager (lib/fork.c) it
  *       returns the 1-thread pool the child inherited as current.
- *   READ-4. rp_read_get_current() takes its pin reference inside its own
- *       section on the pool that section saw as current (pin.c, PIN-1): one
- *       call for the fast paths of rcupool_pin() and rcupool_pin_sized().
+ *   READ-4. rp_read_get_current() (lib/internal.h, inlined into pin.c)
+ *       takes its pin reference inside its own section on the pool that
+ *       section saw as current (PIN-1): no call between a pin's entry and
+ *       its section.
  *
- * This is the one file that inlines liburcu's per-thread reader state
- * (pins take their reference here too, rp_read_get_current: READ-4).
- * liburcu-bp declares its reader struct 128-byte aligned but allocates
- * readers at smaller steps, so UBSan's alignment check fires on every
- * inlined access: lib/BUILD compiles this file (target read_side) with
- * -fno-sanitize=alignment, so a consumer's -fsanitize=undefined build is
- * clean with no flag of its own. (A no_sanitize("alignment") attribute on
- * a caller elsewhere does not do: liburcu's inline functions are
- * instrumented before they are inlined.)
+ * This file and pin.c's fast paths inline liburcu's per-thread reader
+ * state; lib/BUILD says why the library is built without UBSan's alignment
+ * check.
  */
 #include <stddef.h>
 
@@ -50,26 +45,25 @@ RCUPOOL_API void rcupool_abi_urcu_bp_v0(void);
 void rcupool_abi_urcu_bp_v0(void) {}
 #endif
 
-pthreadpool_t rcupool_read_lock_current(rcupool_t *m) {
-  rp_rcu_read_lock();
+static inline pthreadpool_t rp_read_current_tp(rcupool_t *m) {
   if (m == NULL) return NULL;
   struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
   return p != NULL ? p->tp : NULL;
 }
 
-struct rp_pool *rp_read_get_current(rcupool_t *m, size_t threads,
-                                    uint64_t *gen, size_t *refs_before) {
+/* The thread's first section (liburcu meets the thread): out of line, so
+ * the usual path makes no call and saves no register. */
+__attribute__((noinline, cold)) static pthreadpool_t rp_read_lock_current_first(
+    rcupool_t *m) {
   rp_rcu_read_lock();
-  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
-  if (threads != 0 && p->threads != threads) {
-    p = NULL;
-  } else {
-    *refs_before = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
-    *gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
-  }
-  RP_TSAN_GP_RELEASE();
-  rp_rcu_read_unlock();
-  return p;
+  return rp_read_current_tp(m);
+}
+
+pthreadpool_t rcupool_read_lock_current(rcupool_t *m) {
+  if (__builtin_expect(!rp_rcu_reader_ready(), 0))
+    return rp_read_lock_current_first(m);
+  rp_rcu_read_lock();
+  return rp_read_current_tp(m);
 }
 
 bool rp_read_ongoing(void) { return rp_rcu_read_ongoing() != 0; }

@@ -27,8 +27,7 @@
 #if defined(RP_TSAN)
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
-/* Default visibility: lib/read.c is its own target (lib/BUILD). */
-extern char rp_tsan_gp_token __attribute__((visibility("default")));
+extern char rp_tsan_gp_token;
 #define RP_TSAN_ACQUIRE(addr) __tsan_acquire((void *)(addr))
 #define RP_TSAN_RELEASE(addr) __tsan_release((void *)(addr))
 #define RP_TSAN_GP_RELEASE() __tsan_release(&rp_tsan_gp_token)

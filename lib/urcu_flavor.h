@@ -5,8 +5,10 @@
  *
  * _LGPL_SOURCE inlines liburcu's read-side fast path into this library
  * (liburcu is LGPL-2.1; rcupool is LGPL-2.1-or-later for that reason, see
- * README "License"). Only lib/read.c calls the read-side functions below
- * (rp_rcu_read_lock/unlock), so only it inlines liburcu's reader TLS.
+ * README "License"). Only lib/read.c and the pin fast paths (lib/pin.c, by
+ * rp_read_get_current in lib/internal.h) call the read-side functions
+ * below (rp_rcu_read_lock/unlock), so only they inline liburcu's reader
+ * TLS.
  *
  * rcupool uses liburcu for read-side sections and synchronize_rcu only:
  * never call_rcu (the reclaim thread is rcupool's own, lib/reclaim.c).
@@ -36,11 +38,9 @@
 
 /* Depth of this thread's sections under a registration rcupool made
  * (lib/memb.c); 0 when the thread is not registered by rcupool. */
-extern __thread unsigned rp_memb_owned_depth
-    __attribute__((visibility("default")));
-void rp_memb_register_for_section(void) __attribute__((visibility("default")));
-void rp_memb_unregister_after_section(void)
-    __attribute__((visibility("default")));
+extern __thread unsigned rp_memb_owned_depth;
+void rp_memb_register_for_section(void);
+void rp_memb_unregister_after_section(void);
 
 static inline void rp_rcu_read_lock(void) {
   if (__builtin_expect(rp_memb_owned_depth != 0, 0))
@@ -48,6 +48,11 @@ static inline void rp_rcu_read_lock(void) {
   else if (__builtin_expect(!URCU_TLS(urcu_memb_reader).registered, 0))
     rp_memb_register_for_section(); /* sets rp_memb_owned_depth = 1 */
   urcu_memb_read_lock();
+}
+
+/* The thread can enter a section without a call (registered already). */
+static inline bool rp_rcu_reader_ready(void) {
+  return rp_memb_owned_depth != 0 || URCU_TLS(urcu_memb_reader).registered;
 }
 
 static inline void rp_rcu_read_unlock(void) {
@@ -59,9 +64,9 @@ static inline void rp_rcu_read_unlock(void) {
 
 /* liburcu-memb has no fork hooks of its own for its registry; these are
  * rcupool's (lib/memb.c, MEMB-4), per copy of the library. */
-void rp_memb_fork_prepare(void) __attribute__((visibility("default")));
-void rp_memb_fork_parent(void) __attribute__((visibility("default")));
-void rp_memb_fork_child(void) __attribute__((visibility("default")));
+void rp_memb_fork_prepare(void);
+void rp_memb_fork_parent(void);
+void rp_memb_fork_child(void);
 static inline void rp_rcu_fork_prepare(void) { rp_memb_fork_prepare(); }
 static inline void rp_rcu_fork_parent(void) { rp_memb_fork_parent(); }
 static inline void rp_rcu_fork_child(void) { rp_memb_fork_child(); }
@@ -87,6 +92,11 @@ extern __thread struct urcu_bp_reader *urcu_bp_reader
 #define rp_synchronize_rcu urcu_bp_synchronize_rcu
 
 static inline void rp_rcu_read_lock(void) { urcu_bp_read_lock(); }
+
+/* The thread can enter a section without a call (liburcu-bp has met it). */
+static inline bool rp_rcu_reader_ready(void) {
+  return URCU_TLS(urcu_bp_reader) != NULL;
+}
 
 /* Like urcu_bp_read_ongoing(), but never registers the thread (which takes
  * liburcu-bp's registry lock: not in a fork handler). */

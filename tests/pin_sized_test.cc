@@ -417,3 +417,22 @@ TEST(RcupoolGetStats, StructFieldsBeforePoolsNeverCurrentKeepTheirOffsets) {
   EXPECT_EQ(offsetof(rcupool_stats_t, threads_alive), 80u);
   EXPECT_EQ(offsetof(rcupool_stats_t, pools_never_current), 88u);
 }
+
+// As RcupoolPin's: the first sized pin of a new thread (checked path) and
+// the next (fast path) pin the current pool of that size and leave no
+// read-side section open.
+TEST(RcupoolPinSized, FirstAndLaterOfNewThreadPinCurrentSizeAndLeaveNoSection) {
+  Manager m(3);
+  std::thread t([&] {
+    for (int i = 0; i < 2; i++) {
+      rcupool_pin_t pin{};
+      ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
+      EXPECT_EQ(rcupool_pin_threads(&pin), 3u);
+      EXPECT_TRUE(rcupool_pin_is_current(&pin));
+      EXPECT_EQ(rcupool_barrier(m), 0);
+      rcupool_unpin(&pin);
+    }
+  });
+  t.join();
+  EXPECT_EQ(Stats(m).pools_created, 1u);
+}

@@ -2,6 +2,8 @@
 // it lets go.
 #include <errno.h>
 
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "tests/support/support.h"
@@ -104,4 +106,24 @@ TEST(RcupoolDestroy, WithPinHeldIsBusyAndPinKeepsWorking) {
 
   rcupool_unpin(&pin);
   EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+// A thread's first pin goes the checked way (liburcu has not met the
+// thread yet), later pins the fast way: both pin the current pool and
+// leave no read-side section open (a barrier from inside one would be
+// -EDEADLK).
+TEST(RcupoolPin, FirstAndLaterPinsOfNewThreadPinCurrentPoolAndLeaveNoSection) {
+  Manager m(3);
+  std::thread t([&] {
+    for (int i = 0; i < 2; i++) {
+      rcupool_pin_t pin{};
+      ASSERT_EQ(rcupool_pin(m, &pin), 0);
+      EXPECT_EQ(rcupool_pin_threads(&pin), 3u);
+      EXPECT_TRUE(rcupool_pin_is_current(&pin));
+      EXPECT_EQ(rcupool_barrier(m), 0);
+      rcupool_unpin(&pin);
+    }
+  });
+  t.join();
+  EXPECT_EQ(Stats(m).pins, 0u);
 }
