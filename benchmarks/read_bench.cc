@@ -13,10 +13,17 @@
 //                              (read_bare_urcu.c, in C): the limit
 //   BM_Read_BareUrcuThreeCalls the same section split into three calls
 //                              that are not inlined (diagnostic)
+//   BM_Read_TwoEmptyCallsShared two calls into a shared object with
+//                              nothing in them (calls/calls.h): the floor
+//                              of any section opened and closed through a
+//                              .so, as lock_current + unlock are
 //   BM_Read_PlainAcquireLoad   one acquire load: no protection at all
 //   BM_Read_MutexGetter        a mutex-guarded singleton getter
 //   BM_Read_RwlockGetter       the same with a pthread_rwlock
 //   BM_Read_AtomicRefcount     fetch_add + load + fetch_sub on the pool
+//   BM_Read_AtomicRefcountShared  the same get + put behind two calls into
+//                              a shared object (calls/calls.h), as a pin
+//                              and an unpin through librcupool.so.0 are
 //   BM_Read_SharedPtrAtomicLoad  std::atomic_load of a shared_ptr + drop
 //   BM_Pin_Rcupool             rcupool_pin + rcupool_unpin (the pin row is
 //                              compared with BM_Read_AtomicRefcount)
@@ -28,6 +35,7 @@
 #include <rcupool/rcupool.h>
 
 #include "benchmarks/baselines/baselines.h"
+#include "benchmarks/calls/calls.h"
 #include "benchmarks/read_bare_urcu.h"
 #include "benchmarks/read_inline.h"
 #include "benchmarks/thread_sweep.h"
@@ -106,6 +114,15 @@ void BM_Read_BareUrcuThreeCalls(benchmark::State &state) {
   bare_urcu_thread_end();
 }
 
+void BM_Read_TwoEmptyCallsShared(benchmark::State &state) {
+  rcupool_t *m = Manager();
+  for (auto _ : state) {
+    void *p = bench_calls_first(m);
+    benchmark::DoNotOptimize(p);
+    bench_calls_second();
+  }
+}
+
 void BM_Read_MutexGetter(benchmark::State &state) {
   for (auto _ : state) {
     pthreadpool_t p = MutexGetterGet();
@@ -125,6 +142,14 @@ void BM_Read_AtomicRefcount(benchmark::State &state) {
     CountedPool *p = RefcountAcquire();
     benchmark::DoNotOptimize(p->tp);
     RefcountRelease(p);
+  }
+}
+
+void BM_Read_AtomicRefcountShared(benchmark::State &state) {
+  for (auto _ : state) {
+    void *p = bench_calls_refcount_get();
+    benchmark::DoNotOptimize(p);
+    bench_calls_refcount_put(p);
   }
 }
 
@@ -189,10 +214,12 @@ READ_BENCH(BM_Read_RcupoolLockCurrent);
 READ_BENCH(BM_Read_RcupoolInline);
 READ_BENCH(BM_Read_BareUrcu);
 READ_BENCH(BM_Read_BareUrcuThreeCalls);
+READ_BENCH(BM_Read_TwoEmptyCallsShared);
 READ_BENCH(BM_Read_PlainAcquireLoad);
 READ_BENCH(BM_Read_MutexGetter);
 READ_BENCH(BM_Read_RwlockGetter);
 READ_BENCH(BM_Read_AtomicRefcount);
+READ_BENCH(BM_Read_AtomicRefcountShared);
 READ_BENCH(BM_Read_SharedPtrAtomicLoad);
 READ_BENCH(BM_Pin_Rcupool);
 BENCHMARK_CAPTURE(BM_Guard_Rcupool, current_size, kCurrentSize)

@@ -7,6 +7,16 @@
 //                                    timed beside pthreadpool_create(n)
 //                                    (paired_create.h), the counter
 //                                    reset_over_create is the paired ratio
+//   BM_Create_PthreadpoolAndDispatch/<n>
+//                                    pthreadpool_create(n) then one
+//                                    pthreadpool_parallelize_1d of n items
+//                                    on it (the shape of a new pool's
+//                                    worker census, lib/parallel.c
+//                                    PARALLEL-4), paired with a plain
+//                                    pthreadpool_create(n) as the reset
+//                                    is: what one dispatch after the
+//                                    create costs on this machine
+//                                    (counter dispatch_over_create)
 //   BM_Reset_BackToKeptSize/<n>      rcupool_reset back to n while a pin
 //                                    keeps the n-thread pool: a reuse
 //   BM_Reset_NewSizeUnderReader/<reader>
@@ -329,10 +339,27 @@ void BM_Reclaim_BareCallRcu(benchmark::State &state) {
   ReportPercentiles(state, ms);
 }
 
+void NoTask(void *, size_t) {}
+
+void BM_Create_PthreadpoolAndDispatch(benchmark::State &state) {
+  size_t n = state.range(0);
+  rcupool_bench::PairedWithCreate(
+      state, n, "pthreadpool_create failed", "dispatch_over_create", [&] {
+        auto t0 = Clock::now();
+        pthreadpool_t tp = pthreadpool_create(n);
+        if (tp == nullptr) return -1.0;
+        pthreadpool_parallelize_1d(tp, NoTask, nullptr, n, 0);
+        auto t1 = Clock::now();
+        pthreadpool_destroy(tp);
+        return Seconds(t0, t1);
+      });
+}
+
 // Iteration counts are fixed where every iteration waits for a free or
 // starts threads, so that the whole program stays within a few minutes.
 BENCHMARK(BM_Create_Pthreadpool)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Reset_NewSize)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Create_PthreadpoolAndDispatch)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Reset_BackToKeptSize)->Arg(2)->Arg(4)->Arg(8)->Iterations(2000)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Reset_NewSizeUnderReader, no_reader, false)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Reset_NewSizeUnderReader, long_reader, true)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
