@@ -15,6 +15,12 @@
 //                                    many calls started a pool (the other
 //                                    size's pool may still be alive and be
 //                                    reused)
+//   BM_Py_SetNumThreads/new_size_kept
+//                                    the same while two open
+//                                    `rcupool.threads(n)` blocks (models
+//                                    loaded on both sizes) keep both pools:
+//                                    every call is a reuse, none starts a
+//                                    pool
 //   BM_Py_ThreadsBlock               block(n): a Python function whose body
 //                                    is an empty `with rcupool.threads(n):`
 //                                    block, n the current size
@@ -53,6 +59,18 @@ def block(n):
 
 def pools_created():
     return rcupool.stats().pools_created
+
+_kept = []
+
+def keep_sizes(*sizes):
+    for n in sizes:
+        block = rcupool.threads(n)
+        block.__enter__()
+        _kept.append(block)
+
+def release_sizes():
+    while _kept:
+        _kept.pop().__exit__(None, None, None)
 )";
 
 PyObject *g_module = nullptr;  // the module above, set by main()
@@ -88,9 +106,11 @@ PyObject *Function(const char *owner, const char *name) {
 }
 
 // Calls fn(n) (fn() when arg is 0) once per iteration, n = kThreads; with
-// `alternate`, n alternates between kThreads + 1 and kThreads.
+// `alternate`, n alternates between kThreads + 1 and kThreads; with `keep`,
+// an open rcupool.threads block of each of the two sizes keeps their pools
+// for the whole row.
 void CallLoop(benchmark::State &state, const char *owner, const char *name,
-              long arg, bool alternate) {
+              long arg, bool alternate, bool keep = false) {
   if (g_module == nullptr) return state.SkipWithError(g_start_error.c_str());
   PyGILState_STATE gil = PyGILState_Ensure();
   PyObject *fn = Function(owner, name);
@@ -105,6 +125,14 @@ void CallLoop(benchmark::State &state, const char *owner, const char *name,
   } else {
     // Every row starts from the current size kThreads.
     PyObject *r = PyObject_CallOneArg(set, args[0]);
+    if (r != nullptr && keep) {
+      Py_DECREF(r);
+      PyObject *keep_sizes = Function(nullptr, "keep_sizes");
+      r = keep_sizes != nullptr ? PyObject_CallFunctionObjArgs(
+                                      keep_sizes, args[0], args[1], nullptr)
+                                : nullptr;
+      Py_XDECREF(keep_sizes);
+    }
     before = r != nullptr ? PyObject_CallNoArgs(created) : nullptr;
     Py_XDECREF(r);
     if (before == nullptr) error = PyErrorText();
@@ -134,6 +162,13 @@ void CallLoop(benchmark::State &state, const char *owner, const char *name,
       Py_DECREF(after);
     }
   }
+  if (keep) {
+    PyObject *release = Function(nullptr, "release_sizes");
+    PyObject *r = release != nullptr ? PyObject_CallNoArgs(release) : nullptr;
+    if (r == nullptr && error.empty()) error = PyErrorText();
+    Py_XDECREF(r);
+    Py_XDECREF(release);
+  }
   Py_XDECREF(before);
   Py_XDECREF(created);
   Py_XDECREF(set);
@@ -150,8 +185,9 @@ void BM_Py_EmptyCall(benchmark::State &state) {
 void BM_Py_GetNumThreads(benchmark::State &state) {
   CallLoop(state, "rcupool", "get_num_threads", 0, false);
 }
-void BM_Py_SetNumThreads(benchmark::State &state, bool new_size) {
-  CallLoop(state, "rcupool", "set_num_threads", kThreads, new_size);
+void BM_Py_SetNumThreads(benchmark::State &state, bool new_size,
+                         bool keep) {
+  CallLoop(state, "rcupool", "set_num_threads", kThreads, new_size, keep);
 }
 void BM_Py_ThreadsBlock(benchmark::State &state) {
   CallLoop(state, nullptr, "block", kThreads, false);
@@ -159,8 +195,9 @@ void BM_Py_ThreadsBlock(benchmark::State &state) {
 
 BENCHMARK(BM_Py_EmptyCall);
 BENCHMARK(BM_Py_GetNumThreads);
-BENCHMARK_CAPTURE(BM_Py_SetNumThreads, same_size, false);
-BENCHMARK_CAPTURE(BM_Py_SetNumThreads, new_size, true);
+BENCHMARK_CAPTURE(BM_Py_SetNumThreads, same_size, false, false);
+BENCHMARK_CAPTURE(BM_Py_SetNumThreads, new_size, true, false);
+BENCHMARK_CAPTURE(BM_Py_SetNumThreads, new_size_kept, true, true);
 BENCHMARK(BM_Py_ThreadsBlock);
 
 // Starts CPython, puts `path` (may be empty) first on sys.path and runs

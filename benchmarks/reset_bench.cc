@@ -193,6 +193,10 @@ void BM_Reset_NewSizeUnderReader(benchmark::State &state, bool with_reader) {
       if (err != 0) return state.SkipWithError("reset failed");
       rcupool_reset(m, 1);
       rcupool_barrier(m);  // waits for the reader's section to end
+      // Untimed, both variants: let the wake-ups the barrier's end brings
+      // (the reader's next section, the reclaim thread) pass, so the next
+      // create does not start threads at the same moment on 2 cores.
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     if (Stats(m).pools_created - created < Iterations(state))
       state.SkipWithError("a timed reset did not create a pool");

@@ -138,6 +138,8 @@ PY_ROWS = (
     ("Py_SetNumThreads/same_size", "rcupool.set_num_threads(n), same size"),
     ("Py_SetNumThreads/new_size",
      "rcupool.set_num_threads(n), n alternating between two sizes"),
+    ("Py_SetNumThreads/new_size_kept",
+     "the same, both sizes kept by open rcupool.threads blocks"),
     ("Py_ThreadsBlock", "empty `with rcupool.threads(n):` block"))
 
 # The tables after the targets, in order. A title or intro may name a
