@@ -154,8 +154,10 @@ static int rp_read_level(const char *dir, bool v2, size_t *cpus) {
     err = rp_cpus_parse_cpu_max(a, cpus);
   } else {
     char ppath[PATH_MAX + 32];
-    snprintf(ppath, sizeof ppath, "%s/cpu.cfs_period_us", dir);
-    if (!rp_read_small_file(ppath, b, sizeof b)) b[0] = '\0';
+    if (snprintf(ppath, sizeof ppath, "%s/cpu.cfs_period_us", dir) >=
+            (int)sizeof ppath ||
+        !rp_read_small_file(ppath, b, sizeof b))
+      b[0] = '\0';
     err = rp_cpus_parse_cfs(a, b, cpus);
   }
   if (err != 0) {

@@ -14,6 +14,12 @@
  *       its workers' worth of probe threads were seen to start
  *       (rp_workers_can_start). So a thread limit is -EAGAIN rather than a
  *       pthreadpool_create() that never returns.
+ *   POOL-5. A pool orphaned by fork() is freed without its pthreadpool,
+ *       whose workers do not exist in this process (pthreadpool_destroy()
+ *       would wait for them for ever). That pthreadpool is not dropped: it
+ *       goes on the process's list of orphaned pthreadpools (`orphans`),
+ *       kept for the life of the process, so the memory stays accounted
+ *       for (a leak checker sees it reachable, a debugger finds it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -222,12 +228,32 @@ void rp_pool_check(const struct rp_pool *p, const char *where) {
            (const void *)p, (unsigned long long)p->canary);
 }
 
+/* POOL-5: the pthreadpools of pools orphaned by fork(), pushed by the
+ * thread that frees their pool (a lock-free push: pushes are the only
+ * writes). A node that cannot be allocated leaves its pthreadpool
+ * unlisted, nothing worse. */
+struct rp_orphan {
+  struct rp_orphan *next;
+  pthreadpool_t tp;
+};
+static struct rp_orphan *orphans;
+
+static void rp_pool_keep_orphan(pthreadpool_t tp) {
+  struct rp_orphan *o = malloc(sizeof(*o));
+  if (o == NULL) return;
+  o->tp = tp;
+  o->next = __atomic_load_n(&orphans, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(&orphans, &o->next, o, true,
+                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+  }
+}
+
 void rp_pool_free(struct rp_pool *p) {
   rp_pool_check(p, "free");
-  /* A pool orphaned by fork() has no threads left to join in this process:
-   * its pthreadpool is leaked rather than destroyed (destroy would wait for
-   * workers that do not exist). */
-  if (!p->fork_orphan) pthreadpool_destroy(p->tp);
+  if (p->fork_orphan)
+    rp_pool_keep_orphan(p->tp); /* POOL-5 */
+  else
+    pthreadpool_destroy(p->tp);
   __atomic_store_n(&p->canary, RP_POOL_POISON, __ATOMIC_RELAXED);
   free(p);
 }
