@@ -47,6 +47,22 @@ static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
   pin->generation_ = gen;
 }
 
+static int rp_pin_sized_slow(rcupool_t *m, size_t threads,
+                             rcupool_pin_t *pin);
+
+/* The one way a pin is taken once its arguments are checked: on the
+ * current pool when that has `threads` threads (0: any size), as PIN-1
+ * says, inside one section; else on a live pool of that size or a new one
+ * (rp_pin_sized_slow, SIZED-1..4), which a threads of 0 never reaches. */
+__attribute__((always_inline)) static inline int rp_pin_take(
+    rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
+  uint64_t gen;
+  struct rp_pool *p = rp_read_get_current(m, threads, &gen);
+  if (__builtin_expect(p == NULL, 0)) return rp_pin_sized_slow(m, threads, pin);
+  rp_pin_fill(pin, m, p, gen);
+  return 0;
+}
+
 /* A pin's fast path makes no call, so it saves no register: anything
  * unusual (a bad argument, a pin in use, a fork child's stale manager, a
  * thread liburcu has not met yet) takes the checked path, which does the
@@ -66,19 +82,13 @@ __attribute__((noinline)) static int rp_pin_checked(rcupool_t *m,
     return -EBUSY;
   }
   rp_fork_settle(m); /* a fork child's first pin gets the real pool */
-  uint64_t gen;
-  struct rp_pool *p = rp_read_get_current(m, 0, &gen);
-  rp_pin_fill(pin, m, p, gen);
-  return 0;
+  return rp_pin_take(m, 0, pin);
 }
 
 int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
   if (__builtin_expect(!rp_pin_fast_ok(m, pin), 0))
     return rp_pin_checked(m, pin);
-  uint64_t gen;
-  struct rp_pool *p = rp_read_get_current(m, 0, &gen);
-  rp_pin_fill(pin, m, p, gen);
-  return 0;
+  return rp_pin_take(m, 0, pin);
 }
 
 /* A live pool of `threads` threads, current or not, with a reference taken
@@ -148,15 +158,7 @@ __attribute__((noinline)) static int rp_pin_sized_checked(
     return -EBUSY;
   }
   if (threads == 0) threads = rp_manager_default_threads(m);
-
-  /* The current pool has that size: a pin as rcupool_pin() takes it (PIN-1). */
-  uint64_t gen;
-  struct rp_pool *p = rp_read_get_current(m, threads, &gen);
-  if (__builtin_expect(p != NULL, 1)) {
-    rp_pin_fill(pin, m, p, gen);
-    return 0;
-  }
-  return rp_pin_sized_slow(m, threads, pin);
+  return rp_pin_take(m, threads, pin);
 }
 
 int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
@@ -164,13 +166,7 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
                            threads > RCUPOOL_MAX_THREADS,
                        0))
     return rp_pin_sized_checked(m, threads, pin);
-  uint64_t gen;
-  struct rp_pool *p = rp_read_get_current(m, threads, &gen);
-  if (__builtin_expect(p != NULL, 1)) {
-    rp_pin_fill(pin, m, p, gen);
-    return 0;
-  }
-  return rp_pin_sized_slow(m, threads, pin);
+  return rp_pin_take(m, threads, pin);
 }
 
 void rcupool_unpin(rcupool_pin_t *pin) {
