@@ -146,6 +146,35 @@ struct rcupool_manager {
        ((p) = caa_container_of(rp_it_, struct rp_pool, node), 1);           \
        rp_it_ = rp_it_->next)
 
+/* m->pools is also walked without m->lock, inside a read-side section, by a
+ * sized pin looking for a live pool of its size (pin.c, SIZED-1). So the
+ * writers, all under m->lock, link and unlink with the two calls below,
+ * which store forward pointers with release; a reader follows them with
+ * acquire (rp_for_each_pool_rcu). An unlinked node keeps its own forward
+ * pointer, so a reader standing on it walks on, and its memory is freed
+ * only after a grace period that began after the unlink (reclaim.c,
+ * RECLAIM-9). Backward pointers are the writers' alone. */
+static inline void rp_pools_add_locked(rcupool_t *m, struct rp_pool *p) {
+  struct cds_list_head *head = &m->pools, *first = head->next;
+  p->node.next = first;
+  p->node.prev = head;
+  first->prev = &p->node;
+  __atomic_store_n(&head->next, &p->node, __ATOMIC_RELEASE);
+}
+
+static inline void rp_pools_del_locked(struct rp_pool *p) {
+  struct cds_list_head *prev = p->node.prev, *next = p->node.next;
+  next->prev = prev;
+  __atomic_store_n(&prev->next, next, __ATOMIC_RELEASE);
+}
+
+#define rp_for_each_pool_rcu(p, m)                                          \
+  for (struct cds_list_head *rp_it_ =                                       \
+           __atomic_load_n(&(m)->pools.next, __ATOMIC_ACQUIRE);             \
+       rp_it_ != &(m)->pools &&                                             \
+       ((p) = caa_container_of(rp_it_, struct rp_pool, node), 1);           \
+       rp_it_ = __atomic_load_n(&rp_it_->next, __ATOMIC_ACQUIRE))
+
 /* --- log.c ---------------------------------------------------------------- */
 
 /* While a thread holds rcupool locks it may defer its log messages: between
@@ -187,7 +216,14 @@ _Noreturn void rp_die_at(const char *file, int line, const char *fmt, ...)
 int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out);
 
 /* Takes a reference unless refs is zero. Returns false if the pool is dying. */
-bool rp_pool_tryget(struct rp_pool *p);
+static inline bool rp_pool_tryget(struct rp_pool *p) {
+  size_t refs = __atomic_load_n(&p->refs, __ATOMIC_RELAXED);
+  do {
+    if (refs == 0) return false;
+  } while (!__atomic_compare_exchange_n(&p->refs, &refs, refs + 1, true,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+  return true;
+}
 
 /* Drops one reference; true if it was the last. Inline: unpin's path. */
 void rp_pool_put_underflow(struct rp_pool *p) __attribute__((noreturn));
@@ -207,9 +243,14 @@ static inline bool rp_pool_put(struct rp_pool *p) {
 void rp_pool_get_dispatch(struct rp_pool *p);
 bool rp_pool_put_dispatch(struct rp_pool *p);
 
-/* Joins the pool's threads and frees it. Called only on the reclaim thread
- * (reclaim.c), with no lock held, by the party that dropped refs to zero
- * after it unlinked the pool. */
+/* Joins the pool's threads (or keeps a fork orphan's pthreadpool, POOL-5).
+ * Called only on the reclaim thread (reclaim.c), with no lock held, by the
+ * party that dropped refs to zero, after it unlinked the pool. */
+void rp_pool_stop(struct rp_pool *p);
+
+/* Poisons the canary and frees the memory of a stopped pool. Called only
+ * on the reclaim thread, a grace period after the unlink (RECLAIM-9), or
+ * by a fork child's queue for one (rp_reclaim_fork_child). */
 void rp_pool_free(struct rp_pool *p);
 
 /* Aborts with a message if p's canary is not intact. */

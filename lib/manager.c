@@ -41,7 +41,7 @@
 uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
                                    bool is_new, size_t threads) {
   if (is_new) {
-    cds_list_add(&p->node, &m->pools);
+    rp_pools_add_locked(m, p);
     m->pools_created++;
   }
   if (m->current != NULL) m->resets++;

@@ -50,7 +50,13 @@ struct rp_scope_stack {
   unsigned depth;
 };
 
-static __thread struct rp_scope_stack scope;
+/* A width guard enters and leaves a scope per call: initial-exec, one
+ * %fs-relative access through a GOT slot instead of a TLS descriptor call.
+ * Its 136 bytes join liburcu-bp's 80 in the static TLS a dlopen'ed
+ * librcupool.so.0 needs from glibc's surplus (lib/urcu_flavor.h; the
+ * dlopen tests of tests/shared and tests/python load it so). */
+static __thread struct rp_scope_stack scope
+    __attribute__((tls_model("initial-exec")));
 static __thread unsigned task_depth;
 static __thread const struct rp_pool *worker_of;
 

@@ -16,7 +16,9 @@
  *
  * Sized pins (rcupool_pin_sized):
  *   SIZED-1. A sized pin of the current size is taken exactly as PIN-1. Any
- *       other pool is found under m->lock with rp_pool_tryget(), never from
+ *       other live pool is found without a lock, by a walk of m->pools inside
+ *       one read-side section (whose nodes outlive their unlink by a grace
+ *       period, RECLAIM-9), and taken with rp_pool_tryget(), never from
  *       zero: a pool whose last reference an unpin has just dropped is dying
  *       and is skipped, and a new pool of its size may then coexist with it
  *       until the reclaim thread frees it (as for reset, RESET-2).
@@ -47,8 +49,9 @@ static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
   pin->generation_ = gen;
 }
 
-static int rp_pin_sized_slow(rcupool_t *m, size_t threads,
-                             rcupool_pin_t *pin);
+__attribute__((noinline)) static int rp_pin_sized_slow(rcupool_t *m,
+                                                       size_t threads,
+                                                       rcupool_pin_t *pin);
 
 /* The one way a pin is taken once its arguments are checked: on the
  * current pool when that has `threads` threads (0: any size), as PIN-1
@@ -102,22 +105,35 @@ static struct rp_pool *rp_sized_find_locked(rcupool_t *m, size_t threads) {
   return NULL;
 }
 
-static int rp_pin_sized_slow(rcupool_t *m, size_t threads,
-                             rcupool_pin_t *pin) {
+/* The same search without m->lock: inside one read-side section, on the
+ * list as readers walk it (internal.h, rp_for_each_pool_rcu). A pool seen
+ * there is not freed before the section ends (RECLAIM-9), and a dying one
+ * (refs zero) fails rp_pool_tryget(). *gen is the manager's generation
+ * then (SIZED-5). */
+static struct rp_pool *rp_sized_find_live(rcupool_t *m, size_t threads,
+                                          uint64_t *gen) {
+  struct rp_pool *p, *found = NULL;
+  rp_rcu_read_lock();
+  rp_for_each_pool_rcu(p, m) {
+    if (p->threads == threads && !p->fork_orphan && rp_pool_tryget(p)) {
+      found = p;
+      break;
+    }
+  }
+  *gen = __atomic_load_n(&m->generation, __ATOMIC_RELAXED);
+  RP_TSAN_GP_RELEASE();
+  rp_rcu_read_unlock();
+  return found;
+}
+
+/* No live pool of that size was found: SIZED-2, search again under
+ * writer, then start the pool there. */
+__attribute__((noinline, cold)) static int rp_pin_sized_new(
+    rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
+  pthread_mutex_lock(&m->writer);
   pthread_mutex_lock(&m->lock);
   struct rp_pool *p = rp_sized_find_locked(m, threads);
   uint64_t gen = m->generation;
-  pthread_mutex_unlock(&m->lock);
-  if (p != NULL) {
-    rp_pin_fill(pin, m, p, gen);
-    return 0;
-  }
-
-  /* SIZED-2: search again under writer, then start the pool there. */
-  pthread_mutex_lock(&m->writer);
-  pthread_mutex_lock(&m->lock);
-  p = rp_sized_find_locked(m, threads);
-  gen = m->generation;
   pthread_mutex_unlock(&m->lock);
   if (p == NULL) {
     int err = rp_pool_create(m, threads, &p);
@@ -130,7 +146,7 @@ static int rp_pin_sized_slow(rcupool_t *m, size_t threads,
       return err;
     }
     pthread_mutex_lock(&m->lock);
-    cds_list_add(&p->node, &m->pools);
+    rp_pools_add_locked(m, p);
     m->pools_created++;
     gen = m->generation;
     pthread_mutex_unlock(&m->lock);
@@ -140,6 +156,19 @@ static int rp_pin_sized_slow(rcupool_t *m, size_t threads,
            (void *)m, (void *)p, p->threads);
   }
   pthread_mutex_unlock(&m->writer);
+  rp_pin_fill(pin, m, p, gen);
+  return 0;
+}
+
+/* A pool of another size than the current one: a live one if any (one
+ * section, no lock), else a new one. Out of line and free of the locked
+ * path's calls, so it saves no register before the walk. */
+__attribute__((noinline)) static int rp_pin_sized_slow(rcupool_t *m,
+                                                       size_t threads,
+                                                       rcupool_pin_t *pin) {
+  uint64_t gen;
+  struct rp_pool *p = rp_sized_find_live(m, threads, &gen);
+  if (__builtin_expect(p == NULL, 0)) return rp_pin_sized_new(m, threads, pin);
   rp_pin_fill(pin, m, p, gen);
   return 0;
 }
@@ -166,6 +195,11 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
                            threads > RCUPOOL_MAX_THREADS,
                        0))
     return rp_pin_sized_checked(m, threads, pin);
+  /* Another size than the current one: straight to the walk, one section
+   * instead of two. current_threads may be stale either way; both paths
+   * check the size of the pool they take. */
+  if (__atomic_load_n(&m->current_threads, __ATOMIC_RELAXED) != threads)
+    return rp_pin_sized_slow(m, threads, pin);
   return rp_pin_take(m, threads, pin);
 }
 

@@ -7,7 +7,8 @@
  *   POOL-2. refs never goes up from zero: rp_pool_tryget() fails on a dying
  *       pool, so exactly one party sees its rp_pool_put() return true.
  *   POOL-3. canary is RP_POOL_CANARY from creation until rp_pool_free() poisons
- *       it, just before the memory is returned.
+ *       it, just before the memory is returned (after rp_pool_stop(): the
+ *       threads go first, the memory a grace period later, RECLAIM-9).
  *   POOL-4. A pool is created only when its workers can start: either every
  *       limit that can stop a thread start is read and leaves room for them
  *       (rp_threads_have_room), or, when one cannot be read or is close,
@@ -197,15 +198,6 @@ int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
   return 0;
 }
 
-bool rp_pool_tryget(struct rp_pool *p) {
-  size_t refs = __atomic_load_n(&p->refs, __ATOMIC_RELAXED);
-  do {
-    if (refs == 0) return false;
-  } while (!__atomic_compare_exchange_n(&p->refs, &refs, refs + 1, true,
-                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-  return true;
-}
-
 void rp_pool_put_underflow(struct rp_pool *p) {
   rp_die("reference count underflow on pool %p", (void *)p);
 }
@@ -248,12 +240,16 @@ static void rp_pool_keep_orphan(pthreadpool_t tp) {
   }
 }
 
-void rp_pool_free(struct rp_pool *p) {
-  rp_pool_check(p, "free");
+void rp_pool_stop(struct rp_pool *p) {
+  rp_pool_check(p, "stop");
   if (p->fork_orphan)
     rp_pool_keep_orphan(p->tp); /* POOL-5 */
   else
     pthreadpool_destroy(p->tp);
+}
+
+void rp_pool_free(struct rp_pool *p) {
+  rp_pool_check(p, "free");
   __atomic_store_n(&p->canary, RP_POOL_POISON, __ATOMIC_RELAXED);
   free(p);
 }

@@ -17,14 +17,13 @@
  *       reference.
  *   RECLAIM-2. The callback drops its reference under m->lock, so
  *       retires_pending and refs move together for rcupool_get_stats() and
- *       for destroy's pin count. If it drops the last reference it frees
- *       the pool; otherwise the pool is kept for its pins (logged at info
+ *       for destroy's pin count. If it drops the last reference it unlinks
+ *       and stops the pool (freed as RECLAIM-9 says); otherwise the pool is kept for its pins (logged at info
  *       level once its last retire callback has run and it is not current
  *       again).
  *   RECLAIM-3. A pool freed by a hand-over (unpin, dispatch, destroy) is
- *       already unreachable (not current, no retire pending, no pin) and
- *       cannot be reused (refs is zero): the callback only unlinks and
- *       frees it.
+ *       not current, has no retire pending and no pin, and cannot be reused
+ *       or pinned (refs is zero): the callback only unlinks and stops it.
  *   RECLAIM-4. After its last access to m (the unlock of m->lock) a
  *       callback touches p only if its own put was the last (it then owns
  *       p); otherwise it touches nothing of p, which another holder may
@@ -54,6 +53,16 @@
  *       would wait for itself": inside a read-side section, inside a task
  *       or on a pool worker, or on the reclaim thread. There it returns
  *       -EDEADLK without waiting.
+ *   RECLAIM-9. A pool's memory outlives its unlink from m->pools by a
+ *       grace period: a sized pin walks that list inside a read-side
+ *       section without m->lock (pin.c, SIZED-1) and may stand on the node
+ *       as it is unlinked. The callback that unlinks a pool stops it (its
+ *       threads are joined at once) and puts it on `unlinked`; once the
+ *       batch's callbacks have run, the thread waits one more grace period,
+ *       which began after every unlink of the batch, and frees that memory,
+ *       all before the batch counts as done (so a barrier still returns
+ *       only after the frees, RECLAIM-6). Only batches that unlinked a pool
+ *       pay for it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -82,11 +91,16 @@ static struct {
    * change under its manager's lock (a fork child re-runs it if not). */
   struct rp_work *started;
   bool committed;
+  /* RECLAIM-9: pools this batch unlinked and stopped, whose memory waits
+   * for one more grace period; linked through free_work.next. Written by
+   * the thread only, with atomic stores, so a fork child finds a whole
+   * list. */
+  struct rp_work *unlinked;
   int phase;
   bool running;
 } rq = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
         PTHREAD_COND_INITIALIZER, NULL, NULL, NULL, 0, 0, 0, NULL, 0, NULL, false,
-        RP_IDLE, false};
+        NULL, RP_IDLE, false};
 
 /* Called by a callback under its manager's lock, with its state change. */
 static void rp_reclaim_commit(void) {
@@ -97,6 +111,16 @@ static __thread int on_reclaim_thread;
 
 bool rp_reclaim_would_wait_for_self(void) {
   return rp_read_ongoing() || rp_in_task() || on_reclaim_thread != 0;
+}
+
+/* RECLAIM-9: frees the memory of the pools on `unlinked`, each taken off
+ * the list before it is freed (a fork child never finds a freed one). */
+static void rp_reclaim_free_unlinked(void) {
+  struct rp_work *w;
+  while ((w = __atomic_load_n(&rq.unlinked, __ATOMIC_RELAXED)) != NULL) {
+    __atomic_store_n(&rq.unlinked, w->next, __ATOMIC_RELAXED);
+    rp_pool_free(caa_container_of(w, struct rp_pool, free_work));
+  }
 }
 
 static void *rp_reclaim_main(void *unused) {
@@ -132,6 +156,11 @@ static void *rp_reclaim_main(void *unused) {
       __atomic_store_n(&rq.started, w, __ATOMIC_RELAXED);
       __atomic_store_n(&rq.rest, batch, __ATOMIC_RELEASE);
       w->fn(w);
+    }
+    if (__atomic_load_n(&rq.unlinked, __ATOMIC_RELAXED) != NULL) {
+      rp_synchronize_rcu(); /* RECLAIM-9 */
+      RP_TSAN_GP_ACQUIRE();
+      rp_reclaim_free_unlinked();
     }
     pthread_mutex_lock(&rq.mu);
     rq.done += n;
@@ -173,11 +202,17 @@ static void rp_reclaim_push(struct rp_work *w, bool start) {
            err);
 }
 
+/* Stops a pool its callback has unlinked; its memory goes once the
+ * batch's extra grace period is over (RECLAIM-9). Its free_work is idle:
+ * never used (a retire's last put) or the item now running, whose next
+ * the thread has already read. */
 static void rp_free_unlinked(rcupool_t *m, struct rp_pool *p,
                              const char *why) {
   rp_log(RCUPOOL_LOG_DEBUG, "manager %p: free pool %p (%zu threads): %s",
          (void *)m, (void *)p, p->threads, why);
-  rp_pool_free(p);
+  rp_pool_stop(p);
+  p->free_work.next = __atomic_load_n(&rq.unlinked, __ATOMIC_RELAXED);
+  __atomic_store_n(&rq.unlinked, &p->free_work, __ATOMIC_RELAXED);
 }
 
 static void rp_retire_cb(struct rp_work *w) {
@@ -200,7 +235,7 @@ static void rp_retire_cb(struct rp_work *w) {
    * last holder (an unpin's free, or rcupool_destroy()) may free p. */
   const size_t threads = p->threads;
   if (last) {
-    cds_list_del(&p->node);
+    rp_pools_del_locked(p);
     m->pools_freed++;
   }
   pthread_mutex_unlock(&m->lock);
@@ -224,10 +259,17 @@ static void rp_free_cb(struct rp_work *w) {
   rcupool_t *m = p->manager;
   pthread_mutex_lock(&m->lock);
   rp_reclaim_commit();
-  cds_list_del(&p->node);
+  rp_pools_del_locked(p);
   m->pools_freed++;
   pthread_mutex_unlock(&m->lock);
   rp_free_unlinked(m, p, "last pin released");
+}
+
+/* A fork child's queue item for the memory of a pool unlinked and stopped
+ * in the parent (RECLAIM-9, rp_reclaim_fork_child). */
+static void rp_free_memory_cb(struct rp_work *w) {
+  RP_TSAN_GP_ACQUIRE();
+  rp_pool_free(caa_container_of(w, struct rp_pool, free_work));
 }
 
 void rp_reclaim_free_later(struct rp_pool *p) {
@@ -364,6 +406,17 @@ void rp_reclaim_fork_child(void) {
       rq.head = rest;
     }
   }
+  /* Pools the batch stopped whose memory was waiting for its extra grace
+   * period: queued first, as items of their own. */
+  for (struct rp_work *w = rq.unlinked, *next; w != NULL; w = next) {
+    next = w->next;
+    w->fn = rp_free_memory_cb;
+    w->next = rq.head;
+    if (rq.head == NULL) rq.tail = &w->next;
+    rq.head = w;
+    rq.queued++;
+  }
+  rq.unlinked = NULL;
   rq.batch = NULL;
   rq.rest = NULL;
   rq.started = NULL;

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -435,4 +436,50 @@ TEST(RcupoolPinSized, FirstAndLaterOfNewThreadPinCurrentSizeAndLeaveNoSection) {
   });
   t.join();
   EXPECT_EQ(Stats(m).pools_created, 1u);
+}
+
+// A sized pin of a size that is not current finds its pool without
+// m->lock: it walks the pool list inside a read-side section (lib/pin.c,
+// SIZED-1). Here the pools it walks past keep dying (their last unpin) and
+// being unlinked and freed by the reclaim thread while other searches stand
+// on them. Pools of one thread start no worker, so thousands come and go in
+// a fraction of a second. A pool freed under a search is a use after free:
+// ASan reports it, TSan a race with the free.
+TEST(RcupoolPinSized, LiveSizeSearchWhilePoolsOfThatSizeDieReadsNoFreedPool) {
+  Manager m(2);
+  const uint64_t created_before = Stats(m).pools_created;
+  std::atomic<bool> stop{false};
+  std::atomic<long> pinned{0}, wrong{0};
+  std::vector<std::thread> pinners;
+  for (int t = 0; t < 3; t++)
+    pinners.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+        rcupool_pin_t pin{};
+        if (rcupool_pin_sized(m, 1, &pin) != 0 ||
+            rcupool_pin_threads(&pin) != 1) {
+          wrong++;
+          continue;
+        }
+        pinned++;
+        rcupool_unpin(&pin);
+      }
+    });
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::milliseconds(400);
+  while (std::chrono::steady_clock::now() < until &&
+         Stats(m).pools_freed < 2000)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  stop = true;
+  for (auto &t : pinners) t.join();
+  ASSERT_EQ(rcupool_barrier(m), 0);
+
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(pinned.load(), 0);
+  const rcupool_stats_t s = Stats(m);
+  // Pools of one thread kept dying and starting again (a free to search past).
+  EXPECT_GT(s.pools_created - created_before, 20u);
+  // Every one of them was freed; only the current pool is left.
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pools_created - s.pools_freed, 1u);
+  EXPECT_EQ(s.pins, 0u);
 }

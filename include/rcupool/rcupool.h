@@ -307,10 +307,10 @@ RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
  * Threads: any, including a task running on a pool. Blocks: only when no
  * pool of that size is alive: then it starts one, serialised with resets
  * (it may wait for a concurrent reset that is starting threads). When a pool
- * of that size is alive it takes the manager's internal lock for a short
- * search, or none when that pool is current; 0 on a manager created with 0
- * also reads the mask and a few small cgroup files. Lifetime: as
- * rcupool_pin().
+ * of that size is alive it takes no lock: the current pool, or a short walk
+ * of the manager's live pools inside a read-side section; 0 on a manager
+ * created with 0 also reads the mask and a few small cgroup files.
+ * Lifetime: as rcupool_pin().
  */
 RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
                                   rcupool_pin_t *pin);

@@ -66,15 +66,25 @@
  * pins of size B, which may take the current pool, a retired one, the pool
  * of the other sized pin, or start a pool that is never current; a reset to
  * B may reuse that pool (RESET-4: find and publish in one hold of m->lock).
+ * Its first search walks m->pools without the lock, inside a read-side
+ * section, one node a step (SIZED-1); a node unlinked meanwhile stays
+ * reachable to it until the section ends, and the reclaim thread frees a
+ * pool's memory only after a grace period that began after the unlink
+ * (RECLAIM-9).
  * m->writer is modelled (`writer`): resets and pool starts of sized pins
- * hold it. Checked with one reader of one section (tests/model/BUILD): with
- * two readers of two sections the space is about 23 million states (about
- * 90 s here), also without error. Its switches, each must fail:
+ * hold it. Checked with one reader of one section (tests/model/BUILD),
+ * about 15 million states; two readers of two sections make a space many
+ * times larger, not searched since the walk was modelled. Its switches,
+ * each must fail:
  *   BROKEN_SIZED_FROM_ZERO  the sized search increments refs without
  *                           rp_pool_tryget(): it revives a dying pool.
  *   BROKEN_SIZED_NO_WRITER  a sized pin starts a pool without m->writer and
  *                           the second search: a reset starts one of the
  *                           same size meanwhile (two live pools of one size).
+ *   BROKEN_FREE_AT_UNLINK   the reclaim thread frees a pool's memory as
+ *                           soon as it unlinks it, without the grace period
+ *                           RECLAIM-9 adds: the lock-free search may stand
+ *                           on it.
  *   VACUITY_NO_RESET_REUSES_SIZED  asserts no reset reuses a never-current
  *                           pool; VACUITY_NO_SIZED_SHARES_SIZED asserts no
  *                           sized pin takes a never-current pool: spin must
@@ -130,6 +140,10 @@ byte seeing[NP];   /* readers inside a section that loaded this pool */
 byte handover;     /* unpins between their last decrement and push */
 byte reuses;
 bool was_cur[NP];  /* the pool has been current (generation != 0 in C) */
+byte mwait[NP];    /* sections the free of an unlinked pool's memory waits
+                      for (RECLAIM-9's grace period) */
+bool reach[NP];    /* unlinked while the sized pinner was inside a section:
+                      its walk may still reach the node until it leaves */
 
 /* ---- the manager: struct rcupool --------------------------------------- */
 byte cur = 0;      /* m->current */
@@ -233,7 +247,9 @@ inline rcu_barrier(snap, i) {
 /* Leaving a section: no grace period waits for reader r any more. */
 #ifdef SIZED
 #define MORE_LEAVE(r) ; rwait[7] = rwait[7] & ~(1 << r); \
-                        rwait[8] = rwait[8] & ~(1 << r)
+                        rwait[8] = rwait[8] & ~(1 << r); \
+                        mwait[4] = mwait[4] & ~(1 << r); \
+                        mwait[5] = mwait[5] & ~(1 << r)
 #else
 #define MORE_LEAVE(r)
 #endif
@@ -241,7 +257,10 @@ inline rcu_barrier(snap, i) {
   rwait[0] = rwait[0] & ~(1 << r); rwait[1] = rwait[1] & ~(1 << r);          \
   rwait[2] = rwait[2] & ~(1 << r); rwait[3] = rwait[3] & ~(1 << r);          \
   rwait[4] = rwait[4] & ~(1 << r); rwait[5] = rwait[5] & ~(1 << r);          \
-  rwait[6] = rwait[6] & ~(1 << r) MORE_LEAVE(r)
+  rwait[6] = rwait[6] & ~(1 << r);                                          \
+  mwait[0] = mwait[0] & ~(1 << r); mwait[1] = mwait[1] & ~(1 << r);          \
+  mwait[2] = mwait[2] & ~(1 << r); mwait[3] = mwait[3] & ~(1 << r)           \
+  MORE_LEAVE(r)
 
 /* ---- readers: rcupool_read_lock/current/pin/read_unlock ----------------
  * A section is two steps: enter and load m->current, then use the pool,
@@ -480,12 +499,55 @@ proctype sized_pinner() {
        seeing[p]--;                               /* rcupool_read_unlock */
        insec = insec & ~(1 << SIZED_R);
        LEAVE_GP(SIZED_R);
+       for (j : 0 .. NP - 1) { reach[j] = false }
+       j = 0;
        p = NONE
      }
      if
      :: found -> skip
      :: else ->
-        UNDER_LOCK { find_sized(NR * NS + s, j, found) }
+        /* rp_sized_find_live: a walk of m->pools in one section, no lock;
+         * each step loads a node's pointer, then reads the pool it names. */
+        d_step { insec = insec | (1 << SIZED_R); j = 0 }
+        do
+        :: j < NP ->
+           atomic {
+             if
+             :: !found && (inlist[j] || reach[j]) -> seeing[j]++; p = j
+             :: else -> p = NONE
+             fi
+           }
+           atomic {
+             if
+             :: p != NONE ->
+                USE(p);                           /* threads, fork_orphan */
+                if
+#ifdef BROKEN_SIZED_FROM_ZERO
+                :: psize[p] == SIZE_B ->
+#else
+                :: psize[p] == SIZE_B && refs[p] > 0 -> /* rp_pool_tryget */
+#endif
+#ifdef VACUITY_NO_SIZED_SHARES_SIZED
+                   assert(was_cur[p]);
+#endif
+                   refs[p]++; pins[p]++; pinslot[NR * NS + s] = p;
+                   found = true
+                :: else
+                fi;
+                seeing[p]--; p = NONE
+             :: else
+             fi;
+             j++
+           }
+        :: else -> break
+        od;
+        skip;    /* spin: a break may not jump straight into a d_step */
+        d_step {                                  /* rcupool_read_unlock */
+          insec = insec & ~(1 << SIZED_R);
+          LEAVE_GP(SIZED_R);
+          for (j : 0 .. NP - 1) { reach[j] = false }
+          j = 0
+        }
         if
         :: found -> skip
         :: else ->
@@ -524,6 +586,18 @@ proctype sized_pinner() {
 #endif
 
 /* ---- rcupool's reclaim thread: rp_retire_cb and rp_free_cb --------------- */
+/* rp_pools_del_locked (under m->lock): the sections open now may stand on
+ * the node; the grace period of RECLAIM-9 waits for them. */
+#define UNLINK(p)                                                             \
+  inlist[p] = false; mwait[p] = insec;                                        \
+  reach[p] = ((insec & (1 << SIZED_R)) != 0)
+
+#ifdef BROKEN_FREE_AT_UNLINK
+#define FREE_UNLINKED(p) FREE_POOL(p)
+#else
+#define FREE_UNLINKED(p) (mwait[p] == 0); FREE_POOL(p)
+#endif
+
 proctype reclaim() {
   byte i;
   byte p;
@@ -561,13 +635,13 @@ end_idle:
           last = (old == 1);
           kept = (!last && p != cur && pending[p] == 0);
           if
-          :: last -> inlist[p] = false
+          :: last -> UNLINK(p)
           :: else
           fi;
           old = 0
         }
         if
-        :: last -> FREE_POOL(p)      /* rp_free_unlinked */
+        :: last -> FREE_UNLINKED(p)  /* rp_free_unlinked, RECLAIM-9 */
         :: kept ->
 #ifdef C_KEPT_LOG_AFTER_PUT
            USE(p)                    /* p->threads for the "kept" log */
@@ -580,9 +654,9 @@ end_idle:
         UNDER_LOCK {
           USE(p);                    /* p->manager, then list_del */
           M_ALIVE;
-          inlist[p] = false
+          UNLINK(p)
         }
-        FREE_POOL(p)
+        FREE_UNLINKED(p)
      fi;
      d_step { rstate[i] = DONE; i = 0; p = 0; last = false; kept = false }
   od
