@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -78,8 +80,9 @@ static bool rp_workers_can_start(size_t workers) {
  * read what can stop a thread start and see room for `workers` more.
  * pthread_create() fails with EAGAIN on
  *   - RLIMIT_NPROC: the threads of the user; the user's count is at most
- *     every thread of the system (/proc/loadavg's total), so total +
- *     workers below the limit leaves room (an infinite limit always does);
+ *     every thread of the system (sysinfo()'s procs, the kernel's thread
+ *     total), so total + workers below the limit leaves room (an infinite
+ *     limit always does);
  *   - kernel.threads-max: the same total against it;
  *   - a pids cgroup limit: only a process in the root cgroup (v1 pids line
  *     or v2 line "/") with no pids.max at the mount point is known free of
@@ -88,7 +91,15 @@ static bool rp_workers_can_start(size_t workers) {
  *     not strict (vm.overcommit_memory 2).
  * Any file that cannot be read, or any other answer: false, and the caller
  * probes with real threads. Like the probe, a limit reached by another
- * thread between this check and the pool's creation is not seen. */
+ * thread between this check and the pool's creation is not seen.
+ *
+ * The counts (threads alive, the two rlimits) are read at every check, by
+ * system calls. The settings behind files (overcommit, threads-max, the
+ * pids cgroup: five file reads, about 20 us, half a 2-thread
+ * pthreadpool_create here) change only by an administrator's hand; each
+ * thread keeps what it read for a second (rp_room_settings), so a setting
+ * lowered within the last second is missed the way a limit reached between
+ * check and create is. */
 static bool rp_read_text(const char *path, char *buf, size_t len) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
@@ -146,28 +157,48 @@ static bool rp_no_pids_limit(void) {
   return strcmp(max, "max\n") == 0;
 }
 
+/* The file-backed settings of the room check, as one thread last read
+ * them: usable (overcommit not strict and no pids cgroup limit, all files
+ * read) and threads-max; `until` is when they go stale (CLOCK_MONOTONIC
+ * ns, 0: never read). */
+struct rp_room_settings {
+  uint64_t until;
+  unsigned long long threads_max;
+  bool usable;
+};
+static __thread struct rp_room_settings room_settings;
+
+static uint64_t rp_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static const struct rp_room_settings *rp_room_settings(void) {
+  struct rp_room_settings *s = &room_settings;
+  uint64_t now = rp_now_ns();
+  if (now < s->until) return s;
+  unsigned long long overcommit;
+  s->usable = rp_read_u64("/proc/sys/vm/overcommit_memory", &overcommit) &&
+              overcommit != 2 &&
+              rp_read_u64("/proc/sys/kernel/threads-max", &s->threads_max) &&
+              rp_no_pids_limit();
+  s->until = now + 1000000000u;
+  return s;
+}
+
 static bool rp_threads_have_room(size_t workers) {
   struct rlimit as, nproc;
   if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY)
     return false;
-  unsigned long long overcommit, threads_max;
-  if (!rp_read_u64("/proc/sys/vm/overcommit_memory", &overcommit) ||
-      overcommit == 2)
-    return false;
-  char load[128];
-  if (!rp_read_text("/proc/loadavg", load, sizeof load)) return false;
-  const char *slash = strchr(load, '/');
-  if (slash == NULL) return false;
-  char *end;
-  unsigned long long total = strtoull(slash + 1, &end, 10);
-  if (end == slash + 1) return false;
-  unsigned long long need = total + workers;
-  if (!rp_read_u64("/proc/sys/kernel/threads-max", &threads_max) ||
-      need >= threads_max)
-    return false;
+  const struct rp_room_settings *set = rp_room_settings();
+  if (!set->usable) return false;
+  struct sysinfo si;
+  if (sysinfo(&si) != 0) return false;
+  unsigned long long need = (unsigned long long)si.procs + workers;
+  if (need >= set->threads_max) return false;
   if (getrlimit(RLIMIT_NPROC, &nproc) != 0) return false;
-  if (nproc.rlim_cur != RLIM_INFINITY && need >= nproc.rlim_cur) return false;
-  return rp_no_pids_limit();
+  return nproc.rlim_cur == RLIM_INFINITY || need < nproc.rlim_cur;
 }
 
 int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
