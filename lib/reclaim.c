@@ -18,9 +18,9 @@
  *   RECLAIM-2. The callback drops its reference under m->lock, so
  *       retires_pending and refs move together for rcupool_get_stats() and
  *       for destroy's pin count. If it drops the last reference it unlinks
- *       and stops the pool (freed as RECLAIM-9 says); otherwise the pool is kept for its pins (logged at info
- *       level once its last retire callback has run and it is not current
- *       again).
+ *       and stops the pool (its memory goes as RECLAIM-9 says); otherwise
+ *       the pool is kept for its pins (logged at info level once its last
+ *       retire callback has run and it is not current again).
  *   RECLAIM-3. A pool freed by a hand-over (unpin, dispatch, destroy) is
  *       not current, has no retire pending and no pin, and cannot be reused
  *       or pinned (refs is zero): the callback only unlinks and stops it.
@@ -39,7 +39,8 @@
  *       run.
  *   RECLAIM-7. phase (under rq.mu) is IDLE, GP (a batch is off the queue
  *       and its grace period has not ended: no callback of it has run) or
- *       CALLBACKS. The thread moves GP -> CALLBACKS -> IDLE only under
+ *       CALLBACKS (the batch's callbacks run, then RECLAIM-9's grace period
+ *       and frees). The thread moves GP -> CALLBACKS -> IDLE only under
  *       rq.mu, so a fork, whose prepare holds rq.mu, sees it frozen: the
  *       child queues a GP batch again. Prepare waits a CALLBACKS batch
  *       out before liburcu-bp's fork hook is taken (a callback may join
@@ -47,7 +48,9 @@
  *       that hook was already taken by someone else, it cannot wait, and
  *       the child queues again the items not yet started (rest) and the
  *       started one unless its callback committed its change (under its
- *       manager's lock, which prepare holds for the default manager).
+ *       manager's lock, which prepare holds for the default manager), and
+ *       queues the frees of the pools the batch stopped (RECLAIM-9) as
+ *       items of their own.
  *   RECLAIM-8. A call that waits for the reclaim thread (barrier, destroy)
  *       first asks rp_reclaim_would_wait_for_self(), the one test of "it
  *       would wait for itself": inside a read-side section, inside a task
