@@ -70,8 +70,4 @@ bool rp_read_ongoing(void) { return rp_rcu_read_ongoing() != 0; }
 
 bool rp_read_ongoing_quiet(void) { return rp_rcu_read_ongoing_quiet() != 0; }
 
-pthreadpool_t rcupool_current(rcupool_t *m) {
-  if (m == NULL) return NULL;
-  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
-  return p != NULL ? p->tp : NULL;
-}
+pthreadpool_t rcupool_current(rcupool_t *m) { return rp_read_current_tp(m); }
