@@ -370,6 +370,16 @@ void rp_reclaim_fork_prepare(void) { pthread_mutex_lock(&rq.mu); }
 
 void rp_reclaim_fork_parent(void) { pthread_mutex_unlock(&rq.mu); }
 
+/* Child handler: puts the chain `first` (linked by next, non-empty) in
+ * front of the queue. */
+static void rp_reclaim_requeue_first(struct rp_work *first) {
+  struct rp_work *last = first;
+  while (last->next != NULL) last = last->next;
+  last->next = rq.head;
+  if (rq.head == NULL) rq.tail = &last->next;
+  rq.head = first;
+}
+
 void rp_reclaim_fork_child(void) {
   /* The thread and every waiter are gone; rq.mu was taken by this thread
    * in prepare and is released at the end. */
@@ -378,12 +388,8 @@ void rp_reclaim_fork_child(void) {
   rq.running = false;
   if (rq.phase == RP_GP && rq.batch != NULL) {
     /* Its grace period never ended in the parent's view of this child:
-     * run it again, first. */
-    struct rp_work *last = rq.batch;
-    while (last->next != NULL) last = last->next;
-    last->next = rq.head;
-    if (rq.head == NULL) rq.tail = &last->next;
-    rq.head = rq.batch; /* its items were counted in `queued` already */
+     * run it again, first (its items were counted in `queued` already). */
+    rp_reclaim_requeue_first(rq.batch);
   }
   if (rq.phase == RP_CALLBACKS) {
     /* The thread was running this batch (prepare could not wait for it:
@@ -401,25 +407,18 @@ void rp_reclaim_fork_child(void) {
       rest_count++;
     }
     rq.done += rq.batch_count - rest_count;
-    if (rest != NULL) {
-      struct rp_work *last = rest;
-      while (last->next != NULL) last = last->next;
-      last->next = rq.head;
-      if (rq.head == NULL) rq.tail = &last->next;
-      rq.head = rest;
-    }
+    if (rest != NULL) rp_reclaim_requeue_first(rest);
   }
   /* Pools the batch stopped whose memory was waiting for its extra grace
    * period: queued first, as items of their own. */
-  for (struct rp_work *w = rq.unlinked, *next; w != NULL; w = next) {
-    next = w->next;
-    w->fn = rp_free_memory_cb;
-    w->next = rq.head;
-    if (rq.head == NULL) rq.tail = &w->next;
-    rq.head = w;
-    rq.queued++;
+  if (rq.unlinked != NULL) {
+    for (struct rp_work *w = rq.unlinked; w != NULL; w = w->next) {
+      w->fn = rp_free_memory_cb;
+      rq.queued++;
+    }
+    rp_reclaim_requeue_first(rq.unlinked);
+    rq.unlinked = NULL;
   }
-  rq.unlinked = NULL;
   rq.batch = NULL;
   rq.rest = NULL;
   rq.started = NULL;
