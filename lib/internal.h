@@ -225,6 +225,13 @@ static inline bool rp_pool_tryget(struct rp_pool *p) {
   return true;
 }
 
+/* The one test of the searches for a pool of a size (a reset's reuse,
+ * RESET-2; a sized pin's, SIZED-1): p has `threads` threads, did not lose
+ * them to fork(), and a reference was taken (it is not dying). */
+static inline bool rp_pool_tryget_sized(struct rp_pool *p, size_t threads) {
+  return p->threads == threads && !p->fork_orphan && rp_pool_tryget(p);
+}
+
 /* Drops one reference; true if it was the last. Inline: unpin's path. */
 void rp_pool_put_underflow(struct rp_pool *p) __attribute__((noreturn));
 static inline bool rp_pool_put(struct rp_pool *p) {

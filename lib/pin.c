@@ -99,8 +99,7 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
 static struct rp_pool *rp_sized_find_locked(rcupool_t *m, size_t threads) {
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
-    if (p->threads == threads && !p->fork_orphan && rp_pool_tryget(p))
-      return p;
+    if (rp_pool_tryget_sized(p, threads)) return p;
   }
   return NULL;
 }
@@ -115,7 +114,7 @@ static struct rp_pool *rp_sized_find_live(rcupool_t *m, size_t threads,
   struct rp_pool *p, *found = NULL;
   rp_rcu_read_lock();
   rp_for_each_pool_rcu(p, m) {
-    if (p->threads == threads && !p->fork_orphan && rp_pool_tryget(p)) {
+    if (rp_pool_tryget_sized(p, threads)) {
       found = p;
       break;
     }

@@ -42,9 +42,7 @@
 static struct rp_pool *rp_find_reusable_locked(rcupool_t *m, size_t threads) {
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
-    if (p != m->current && p->threads == threads && !p->fork_orphan &&
-        rp_pool_tryget(p))
-      return p;
+    if (p != m->current && rp_pool_tryget_sized(p, threads)) return p;
   }
   return NULL;
 }
