@@ -62,8 +62,7 @@ void rp_cpus_set_cgroup_root(const char *root) {
 
 /* --- cgroup files ---------------------------------------------------------- */
 
-/* Reads up to len - 1 bytes of path into buf. False if it cannot be read. */
-static bool rp_read_small_file(const char *path, char *buf, size_t len) {
+bool rp_read_small_file(const char *path, char *buf, size_t len) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   size_t have = 0;

@@ -391,6 +391,10 @@ size_t rp_cpus_thread_count(void);
  * else 0 (an invalid value is logged). Read by rcupool_default() only. */
 size_t rp_cpus_env_thread_count(void);
 
+/* Reads up to len - 1 bytes of path into buf, NUL-terminated (an empty
+ * file gives ""). False if it cannot be opened. Also pool.c's room check. */
+bool rp_read_small_file(const char *path, char *buf, size_t len);
+
 /* --- manager.c ------------------------------------------------------------ */
 
 /* The count 0 stands for in rcupool_reset() and rcupool_pin_sized(): the
