@@ -8,27 +8,55 @@
 #
 # Builds with -c opt. Each program runs with repetitions, randomly
 # interleaved, so the rows a ratio compares run side by side. About 5-10
-# minutes on 2 cores. Environment:
+# minutes on 2 cores. The run writes into a temporary folder; the three
+# outputs above are replaced only when every step has succeeded, so a
+# failed or interrupted run leaves the committed results as they were.
+# Environment:
 #   BENCH_REPETITIONS        repetitions per benchmark (default 5)
 #   BAZEL_STARTUP_OPTIONS    options placed before the bazel command
 set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: tools/bench.sh [-h|--help]
+
+Builds the benchmarks of benchmarks/ with bazel -c opt, runs them all and
+regenerates benchmarks/RESULTS.md, benchmarks/churn.png and
+benchmarks/results/ (replaced only when the whole run has succeeded).
+About 5-10 minutes on 2 cores. Takes no arguments. Environment:
+  BENCH_REPETITIONS        repetitions per benchmark (default 5)
+  BAZEL_STARTUP_OPTIONS    options placed before the bazel command
+EOF
+}
+
+if [ $# -gt 0 ]; then
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    *) echo "bench.sh: unknown argument: $1 (it takes none; see --help)" >&2
+       exit 2 ;;
+  esac
+fi
+
 cd "$(dirname "$0")/.."
 
 reps="${BENCH_REPETITIONS:-5}"
 # shellcheck disable=SC2206
 bazel=(bazel ${BAZEL_STARTUP_OPTIONS:-})
-out=benchmarks/results
 
 "${bazel[@]}" build -c opt //benchmarks:all
 bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
 lib="$bin/lib/shared"
 bin="$bin/benchmarks"
 
-rm -rf "$out"
-mkdir -p "$out"
-timeline="$(mktemp)"
-site="$(mktemp -d)"
-trap 'rm -rf "$timeline" "$site"' EXIT
+# Everything this run writes goes under $work until the run has succeeded.
+work="$(mktemp -d "${TMPDIR:-/tmp}/rcupool-bench.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+out="$work/results"
+timeline="$work/churn_timeline.dat"
+site="$work/site"
+mkdir "$out" "$site"
 
 run() {
   local name="$1" n="$2"
@@ -79,12 +107,26 @@ if [ -n "$(git status --porcelain -- lib include benchmarks/*.cc \
            benchmarks/*.c benchmarks/*.h benchmarks/baselines 2>/dev/null)" ]; then
   commit="$commit (with uncommitted changes)"
 fi
-python3 benchmarks/report.py --results "$out" --out benchmarks/RESULTS.md \
+# report.py keeps the hand-written section of the file it writes over.
+if [ -f benchmarks/RESULTS.md ]; then cp benchmarks/RESULTS.md "$work/RESULTS.md"; fi
+python3 benchmarks/report.py --results "$out" --out "$work/RESULTS.md" \
   --commit "$commit" --date "$(date -u '+%Y-%m-%d %H:%M UTC')" \
   --model "${model:-unknown}"
 cp "$timeline" "$out/churn_timeline.dat"
 chmod 644 "$out/churn_timeline.dat"
-gnuplot -e "datafile='$timeline'; outfile='benchmarks/churn.png'; \
+gnuplot -e "datafile='$timeline'; outfile='$work/churn.png'; \
 $(python3 benchmarks/report.py --results "$out" --gnuplot-vars)" \
   benchmarks/churn.gp
-echo "=== wrote benchmarks/RESULTS.md, benchmarks/churn.png and $out/ in $((SECONDS - start)) s"
+
+# The run succeeded: copy its outputs beside the published ones, then put
+# each in place by a rename within benchmarks/.
+rm -rf benchmarks/.results.new benchmarks/.results.old
+cp -R "$out" benchmarks/.results.new
+cp "$work/RESULTS.md" benchmarks/.RESULTS.md.new
+cp "$work/churn.png" benchmarks/.churn.png.new
+if [ -d benchmarks/results ]; then mv benchmarks/results benchmarks/.results.old; fi
+mv benchmarks/.results.new benchmarks/results
+mv -f benchmarks/.RESULTS.md.new benchmarks/RESULTS.md
+mv -f benchmarks/.churn.png.new benchmarks/churn.png
+rm -rf benchmarks/.results.old
+echo "=== wrote benchmarks/RESULTS.md, benchmarks/churn.png and benchmarks/results/ in $((SECONDS - start)) s"

@@ -33,10 +33,18 @@ static void print_state(rcupool_t *m, const char *what) {
          s.threads_alive, s.pools_kept, s.pins, os_thread_count());
 }
 
+static const char kUsage[] =
+    "usage: churn [--max-threads N]\n"
+    "  --max-threads N  reset to 1, 2, ..., N threads (1..%d, default 16)\n"
+    "  -h, --help       this text\n";
+
 int main(int argc, char **argv) {
   size_t max = 16;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--max-threads") == 0 && i + 1 < argc) {
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      printf(kUsage, RCUPOOL_MAX_THREADS);
+      return 0;
+    } else if (strcmp(argv[i], "--max-threads") == 0 && i + 1 < argc) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
       if (*end != '\0' || v < 1 || v > RCUPOOL_MAX_THREADS) {
@@ -46,7 +54,8 @@ int main(int argc, char **argv) {
       }
       max = (size_t)v;
     } else {
-      fprintf(stderr, "usage: churn [--max-threads N]\n");
+      fprintf(stderr, "churn: unknown argument: %s\n", argv[i]);
+      fprintf(stderr, kUsage, RCUPOOL_MAX_THREADS);
       return 2;
     }
   }

@@ -240,22 +240,25 @@ static void run_unsafe(FILE *out, child_result_t *r, char *what,
 
 /* --- options and data ---------------------------------------------------- */
 
-static int usage(void) {
-  fprintf(stderr,
+static void usage(FILE *out) {
+  fprintf(out,
           "usage: demo [--seconds S] [--max-threads N] [--json] [--unsafe]\n"
           "  --seconds S      run time (default 10)\n"
           "  --max-threads N  the resetter picks counts in 1..N (default: "
           "2x the cores)\n"
           "  --json           the summary as JSON on stdout (status lines go "
           "to stderr)\n"
-          "  --unsafe         first show the unsafe way in a child process\n");
-  return 2;
+          "  --unsafe         first show the unsafe way in a child process\n"
+          "  -h, --help       this text\n");
 }
 
+/* 0: run with *o; 1: --help was asked for; -1: bad arguments. */
 static int parse(int argc, char **argv, struct options *o) {
   for (int i = 1; i < argc; i++) {
     char *end = NULL;
-    if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      return 1;
+    } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
       o->seconds = strtod(argv[++i], &end);
       if (*end != '\0' || !(o->seconds > 0) || o->seconds > 86400) return -1;
     } else if (strcmp(argv[i], "--max-threads") == 0 && i + 1 < argc) {
@@ -495,7 +498,11 @@ int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--unsafe-child") == 0)
     return unsafe_child_main();
   struct options o = {.seconds = 10.0};
-  if (parse(argc, argv, &o) != 0) return usage();
+  int parsed = parse(argc, argv, &o);
+  if (parsed != 0) {
+    usage(parsed > 0 ? stdout : stderr);
+    return parsed > 0 ? 0 : 2;
+  }
   if (o.max_threads == 0) {
     size_t cores = cpuinfo_initialize() ? cpuinfo_get_cores_count() : 1;
     o.max_threads = cores >= 1 ? 2 * cores : 2;

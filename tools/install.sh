@@ -29,22 +29,33 @@ flavor="bp"
 build=""
 source=""
 
-usage() {
-  sed -n '2,24p' "$0" >&2
+# The header above, without its comment marks.
+usage() { sed -n '2,24s/^# \{0,1\}//p' "$0"; }
+bad_usage() {
+  echo "install.sh: $1 (see tools/install.sh --help)" >&2
   exit 2
 }
 
 while [ $# -gt 0 ]; do
   case "$1" in
-    --prefix) prefix=${2:?}; shift 2 ;;
-    --flavor) flavor=${2:?}; shift 2 ;;
-    --build) build=${2:?}; shift 2 ;;
-    --source) source=${2:?}; shift 2 ;;
-    -h|--help) usage ;;
-    *) echo "install.sh: unknown argument: $1" >&2; usage ;;
+    -h|--help) usage; exit 0 ;;
+    --prefix|--flavor|--build|--source)
+      [ $# -ge 2 ] && [ -n "$2" ] || bad_usage "$1 needs a value"
+      case "$1" in
+        --prefix) prefix=$2 ;;
+        --flavor) flavor=$2 ;;
+        --build) build=$2 ;;
+        --source) source=$2 ;;
+      esac
+      shift 2 ;;
+    *) bad_usage "unknown argument: $1" ;;
   esac
 done
-[ -n "$prefix" ] || usage
+[ -n "$prefix" ] || bad_usage "--prefix is required"
+case "$flavor" in
+  bp|memb) ;;
+  *) bad_usage "--flavor takes bp or memb, not $flavor" ;;
+esac
 command -v cmake >/dev/null 2>&1 ||
   { echo "install.sh: cmake not found (tools/setup.sh installs it)" >&2; exit 1; }
 

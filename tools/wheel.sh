@@ -2,6 +2,7 @@
 # Builds the Python wheel rcupool-<version>-cp311-cp311-linux_x86_64.whl
 # offline, with Debian's python3, setuptools, wheel and pip.
 #
+# usage:
 #   tools/wheel.sh OUTDIR     build librcupool.so.0 and the XNNPACK backend
 #                             librcupool_xnnpack.so.0 with bazel, then the
 #                             wheel into OUTDIR
@@ -11,7 +12,7 @@
 #                             only lay the package out in DIR
 #                             (DIR/rcupool is importable)
 #
-# Install: python3 -m venv V && V/bin/pip install --no-index OUTDIR/rcupool-*.whl
+# Install: /usr/bin/python3 -m venv V && V/bin/pip install --no-index OUTDIR/rcupool-*.whl
 # PYTHON names the interpreter (default /usr/bin/python3, Debian's 3.11).
 set -euo pipefail
 
@@ -20,17 +21,29 @@ python=${PYTHON:-/usr/bin/python3}
 library=""
 xnnpack_library=""
 stage_only=""
+# The header above, without its comment marks.
+usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
+bad_usage() {
+  echo "wheel.sh: $1 (see tools/wheel.sh --help)" >&2
+  exit 2
+}
+
+args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --library) library=$2; shift 2 ;;
-    --xnnpack-library) xnnpack_library=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --library|--xnnpack-library)
+      [ $# -ge 2 ] || bad_usage "$1 needs a path"
+      if [ "$1" = --library ]; then library=$2; else xnnpack_library=$2; fi
+      shift 2 ;;
     --stage) stage_only=1; shift ;;
-    -*) echo "wheel.sh: unknown option $1" >&2; exit 2 ;;
-    *) break ;;
+    --) shift; args+=("$@"); break ;;
+    -*) bad_usage "unknown option $1" ;;
+    *) args+=("$1"); shift ;;
   esac
 done
-[ $# -eq 1 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
-out=$1
+[ ${#args[@]} -eq 1 ] || bad_usage "expected one OUTDIR (or DIR with --stage), got ${#args[@]}"
+out=${args[0]}
 
 if [ -z "$library" ] || [ -z "$xnnpack_library" ]; then
   (cd "$root" && bazel build //lib/shared:librcupool.so.0 //lib/shared:librcupool_xnnpack.so.0)
