@@ -1,8 +1,9 @@
 #!/bin/bash
 # CI (.ci/run): the CMake path without Bazel, from this checkout. For each
 # liburcu flavour (bp, memb): tools/install.sh into a temporary prefix, then
-# tests/cmake_consumer against the shared and the static library, and the
-# pkg-config programs and plugins. Prints one line per check and, last,
+# tests/cmake_consumer against the shared and the static library, the
+# pkg-config programs and plugins, and that the libraries name their
+# sources relative to the tree. Prints one line per check and, last,
 # "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,9 +21,31 @@ check() {  # check NAME COMMAND...
   fi
 }
 
+# The libraries carry no absolute path of this checkout: rp_die() prints
+# "lib/parallel.c:115", as the Bazel build does. Debug sections are left
+# out (objcopy --strip-debug): they keep the absolute path so a debugger
+# finds the sources.
+no_source_path() {  # no_source_path PREFIX
+  local lib n found=0
+  for lib in "$1"/lib/librcupool*.so.0 "$1"/lib/librcupool.a; do
+    objcopy --strip-debug "$lib" "$tmp/stripped" || return 1
+    n=$(strings -a "$tmp/stripped" | grep -cF -e "$source_dir/" -e "$source_dir_physical/")
+    echo "$(basename "$lib"): $n strings with $source_dir/"
+    if [ "$n" -ne 0 ]; then
+      strings -a "$tmp/stripped" | grep -F -e "$source_dir/" -e "$source_dir_physical/" | head -n 5
+      found=1
+    fi
+  done
+  rm -f "$tmp/stripped"
+  [ "$found" -eq 0 ]
+}
+source_dir=$(pwd)
+source_dir_physical=$(pwd -P)
+
 for flavor in bp memb; do
   prefix="$tmp/prefix-$flavor"
   check "install ($flavor)" tools/install.sh --flavor "$flavor" --prefix "$prefix"
+  check "no source path in the libraries ($flavor)" no_source_path "$prefix"
   check "consumer shared ($flavor)" tests/cmake/consumer_test.sh shared "$prefix"
   check "consumer static ($flavor)" tests/cmake/consumer_test.sh static "$prefix"
   check "pkg-config programs and plugins ($flavor)" tests/cmake/pkgconfig_test.sh "$prefix"
