@@ -7,8 +7,9 @@
 #   tools/bench.sh
 #
 # Builds with -c opt. Each program runs with repetitions, randomly
-# interleaved, so the rows a ratio compares run side by side. About 5-10
-# minutes on 2 cores. The run writes into a temporary folder; the three
+# interleaved, so the rows a ratio compares run side by side. About 3
+# minutes on 2 cores, plus the first -c opt build (the last line says how
+# long the benchmarks took). The run writes into a temporary folder; the three
 # outputs above are replaced only when every step has succeeded, so a
 # failed or interrupted run leaves the committed results as they were.
 # Environment:
@@ -23,7 +24,8 @@ usage: tools/bench.sh [-h|--help]
 Builds the benchmarks of benchmarks/ with bazel -c opt, runs them all and
 regenerates benchmarks/RESULTS.md, benchmarks/churn.png and
 benchmarks/results/ (replaced only when the whole run has succeeded).
-About 5-10 minutes on 2 cores. Takes no arguments. Environment:
+About 3 minutes on 2 cores, plus the first -c opt build. Takes no
+arguments. Environment:
   BENCH_REPETITIONS        repetitions per benchmark (default 5)
   BAZEL_STARTUP_OPTIONS    options placed before the bazel command
 EOF
