@@ -10,8 +10,13 @@
  *   rcupool::ReadGuard     rcupool_read_lock/unlock for one C++ scope
  *   rcupool::parallelize_1d(m, f, range)   any callable f(size_t)
  *
- * Error convention: every call that can fail returns a [[nodiscard]] int,
- * 0 or a negative errno, exactly as the C call it wraps. Nothing here
+ * Needs C++11 or later (and stops with an #error naming it below that):
+ * Bazel 4.2.3's default toolchain compiles C++ as -std=c++0x, and a
+ * consumer that only adds the dependency builds.
+ *
+ * Error convention: every call that can fail returns a [[nodiscard]] int
+ * (in C++11 and C++14, the compiler's equivalent where it has one), 0 or a
+ * negative errno, exactly as the C call it wraps. Nothing here
  * throws, allocates or needs RTTI, so it builds with -fno-exceptions and
  * -fno-rtti. Constructors cannot fail: objects that need a fallible step
  * are made by a static factory that returns the error and fills an
@@ -23,6 +28,10 @@
 #ifndef RCUPOOL_RCUPOOL_HPP
 #define RCUPOOL_RCUPOOL_HPP
 
+#if !defined(__cplusplus) || __cplusplus < 201103L
+#error "rcupool/rcupool.hpp needs C++11 or later (-std=c++11)"
+#endif
+
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +40,20 @@
 #include <utility>
 
 #include <rcupool/rcupool.h>
+
+/* [[nodiscard]] is C++17. gcc (7 and later) takes it in C++11 and C++14
+ * too, without a warning under -pedantic (checked with gcc 12); clang warns
+ * there, so it gets warn_unused_result, which a cast to void silences as it
+ * does [[nodiscard]]. Undefined at the end of this header. */
+#if __cplusplus >= 201703L
+#define RCUPOOL_HPP_NODISCARD [[nodiscard]]
+#elif defined(__clang__)
+#define RCUPOOL_HPP_NODISCARD __attribute__((warn_unused_result))
+#elif defined(__GNUC__) && __GNUC__ >= 7
+#define RCUPOOL_HPP_NODISCARD [[nodiscard]]
+#else
+#define RCUPOOL_HPP_NODISCARD
+#endif
 
 namespace rcupool {
 
@@ -52,13 +75,15 @@ class Manager {
   rcupool_t *get() const noexcept { return m_; }
   explicit operator bool() const noexcept { return m_ != nullptr; }
 
-  [[nodiscard]] int reset(std::size_t threads) const noexcept {
+  RCUPOOL_HPP_NODISCARD int reset(std::size_t threads) const noexcept {
     return rcupool_reset(m_, threads);
   }
   std::size_t threads() const noexcept { return rcupool_threads(m_); }
   std::uint64_t generation() const noexcept { return rcupool_generation(m_); }
-  [[nodiscard]] int barrier() const noexcept { return rcupool_barrier(m_); }
-  [[nodiscard]] int stats(rcupool_stats_t &out) const noexcept {
+  RCUPOOL_HPP_NODISCARD int barrier() const noexcept {
+    return rcupool_barrier(m_);
+  }
+  RCUPOOL_HPP_NODISCARD int stats(rcupool_stats_t &out) const noexcept {
     return rcupool_get_stats(m_, &out);
   }
 
@@ -78,11 +103,12 @@ class OwnedManager {
   constexpr OwnedManager() noexcept = default;
   OwnedManager(const OwnedManager &) = delete;
   OwnedManager &operator=(const OwnedManager &) = delete;
-  OwnedManager(OwnedManager &&o) noexcept : m_(std::exchange(o.m_, nullptr)) {}
+  OwnedManager(OwnedManager &&o) noexcept : m_(o.m_) { o.m_ = nullptr; }
   OwnedManager &operator=(OwnedManager &&o) noexcept {
     if (this != &o) {
       (void)destroy();
-      m_ = std::exchange(o.m_, nullptr);
+      m_ = o.m_;
+      o.m_ = nullptr;
     }
     return *this;
   }
@@ -90,20 +116,20 @@ class OwnedManager {
 
   /* rcupool_create(opts, ...) into out, which must be empty (-EBUSY
    * otherwise; nothing is created). opts may be null. */
-  [[nodiscard]] static int create(const rcupool_options_t *opts,
-                                  OwnedManager &out) noexcept {
+  RCUPOOL_HPP_NODISCARD static int create(const rcupool_options_t *opts,
+                                          OwnedManager &out) noexcept {
     if (out.m_ != nullptr) return -EBUSY;
     return rcupool_create(opts, &out.m_);
   }
-  [[nodiscard]] static int create(std::size_t threads,
-                                  OwnedManager &out) noexcept {
+  RCUPOOL_HPP_NODISCARD static int create(std::size_t threads,
+                                          OwnedManager &out) noexcept {
     rcupool_options_t opts{};
     opts.threads = threads;
     return create(&opts, out);
   }
 
   /* rcupool_destroy(); on success the handle becomes empty. */
-  [[nodiscard]] int destroy() noexcept {
+  RCUPOOL_HPP_NODISCARD int destroy() noexcept {
     int err = rcupool_destroy(m_);
     if (err == 0) m_ = nullptr;
     return err;
@@ -146,14 +172,14 @@ class Pin {
 
   /* rcupool_pin(m, ...) into out. -EBUSY when out already holds a pool
    * (nothing changes), -EINVAL when m is null. Threads: any. Never blocks. */
-  [[nodiscard]] static int current(Manager m, Pin &out) noexcept {
+  RCUPOOL_HPP_NODISCARD static int current(Manager m, Pin &out) noexcept {
     return rcupool_pin(m.get(), &out.pin_);
   }
 
   /* rcupool_pin_sized(m, threads, ...) into out: a pool of exactly that
    * size, without changing the current pool. Errors as rcupool_pin_sized(). */
-  [[nodiscard]] static int sized(Manager m, std::size_t threads,
-                                 Pin &out) noexcept {
+  RCUPOOL_HPP_NODISCARD static int sized(Manager m, std::size_t threads,
+                                         Pin &out) noexcept {
     return rcupool_pin_sized(m.get(), threads, &out.pin_);
   }
 
@@ -238,9 +264,10 @@ void call_1d(void *ctx, std::size_t i) noexcept {
  * tasks run on pthreadpool's C threads. Returns 0 or -EINVAL (m null).
  */
 template <class F>
-[[nodiscard]] int parallelize_1d(Manager m, F &&f, std::size_t range,
-                                 std::uint32_t flags = 0) noexcept {
-  using Fn = std::remove_reference_t<F>;
+RCUPOOL_HPP_NODISCARD int parallelize_1d(Manager m, F &&f,
+                                         std::size_t range,
+                                         std::uint32_t flags = 0) noexcept {
+  typedef typename std::remove_reference<F>::type Fn;
   return rcupool_parallelize_1d(
       m.get(), &detail::call_1d<Fn>,
       const_cast<void *>(static_cast<const void *>(std::addressof(f))), range,
@@ -260,5 +287,7 @@ static_assert(std::is_nothrow_move_constructible<Pin>::value &&
               "Pin is move-only");
 
 }  // namespace rcupool
+
+#undef RCUPOOL_HPP_NODISCARD
 
 #endif /* RCUPOOL_RCUPOOL_HPP */

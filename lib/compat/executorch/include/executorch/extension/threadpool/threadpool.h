@@ -23,9 +23,17 @@
  *     (threadpool_guard.h): that guard's pool;
  *   - otherwise: the process-wide current pool.
  * When guards nest, the innermost one decides.
+ *
+ * These headers need C++11 or later (ExecuTorch itself needs C++17; a
+ * consumer built with Bazel 4.2.3's default -std=c++0x builds too) and stop
+ * with an #error naming it below that.
  */
 #ifndef EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_H
 #define EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_H
+
+#if !defined(__cplusplus) || __cplusplus < 201103L
+#error "executorch threadpool.h needs C++11 or later (-std=c++11)"
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -41,7 +49,9 @@
 /* Marks what librcupool_executorch.so exports (the rest is hidden). */
 #define RCUPOOL_ET_API __attribute__((visibility("default")))
 
-namespace executorch::extension::threadpool {
+namespace executorch {
+namespace extension {
+namespace threadpool {
 
 class ThreadPool;
 class PinnedPthreadpool;
@@ -122,16 +132,8 @@ class RCUPOOL_ET_API ThreadPool final {
    */
   template <typename Fn>
   void run(Fn &&fn, size_t range) {
-    using Callable = typename std::remove_reference<Fn>::type;
-    if constexpr (std::is_function<Callable>::value) {
-      Callable *function = fn;  // a function named directly
-      run(function, range);
-    } else {
-      run_task(&ThreadPool::call<Callable>,
-               const_cast<void *>(static_cast<const volatile void *>(
-                   std::addressof(fn))),
-               range);
-    }
+    typedef typename std::remove_reference<Fn>::type Callable;
+    run_callable(fn, range, std::is_function<Callable>());
   }
 
   /* The rcupool manager behind this pool (rcupool_default()). */
@@ -145,6 +147,20 @@ class RCUPOOL_ET_API ThreadPool final {
   template <typename Callable>
   static void call(void *ctx, size_t i) {
     (*static_cast<Callable *>(ctx))(i);
+  }
+  // run() of a function named directly: through a pointer to it.
+  template <typename Function>
+  void run_callable(Function &fn, size_t range, std::true_type) {
+    Function *function = &fn;
+    run(function, range);
+  }
+  // run() of anything else callable: called where it is, by reference.
+  template <typename Callable>
+  void run_callable(Callable &fn, size_t range, std::false_type) {
+    run_task(&ThreadPool::call<Callable>,
+             const_cast<void *>(
+                 static_cast<const volatile void *>(std::addressof(fn))),
+             range);
   }
   void run_task(void (*task)(void *, size_t), void *ctx, size_t range);
 
@@ -242,13 +258,19 @@ class RCUPOOL_ET_API PinnedPthreadpool final {
  */
 RCUPOOL_ET_API PinnedPthreadpool get_pinned_pthreadpool();
 
-}  // namespace executorch::extension::threadpool
+}  // namespace threadpool
+}  // namespace extension
+}  // namespace executorch
 
 /* The old names, still used by existing callers and tests. */
-namespace torch::executorch::threadpool {
+namespace torch {
+namespace executorch {
+namespace threadpool {
 using ::executorch::extension::threadpool::get_pthreadpool;
 using ::executorch::extension::threadpool::get_threadpool;
 using ::executorch::extension::threadpool::ThreadPool;
-}  // namespace torch::executorch::threadpool
+}  // namespace threadpool
+}  // namespace executorch
+}  // namespace torch
 
 #endif  // EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_H

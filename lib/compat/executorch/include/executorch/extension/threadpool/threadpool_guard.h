@@ -13,11 +13,17 @@
 #ifndef EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_GUARD_H
 #define EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_GUARD_H
 
+#if !defined(__cplusplus) || __cplusplus < 201103L
+#error "executorch threadpool_guard.h needs C++11 or later (-std=c++11)"
+#endif
+
 #include <stddef.h>
 
 #include <executorch/extension/threadpool/threadpool.h>
 
-namespace executorch::extension::threadpool {
+namespace executorch {
+namespace extension {
+namespace threadpool {
 
 /*
  * While alive: get_pthreadpool() returns nullptr on this thread,
@@ -110,11 +116,17 @@ class RCUPOOL_ET_API UsePinnedThreadPoolGuard {
   bool entered_ = false;  // an rcupool scope was entered
 };
 
-}  // namespace executorch::extension::threadpool
+}  // namespace threadpool
+}  // namespace extension
+}  // namespace executorch
 
 /* The old name, still used by existing callers and tests. */
-namespace torch::executorch::threadpool {
+namespace torch {
+namespace executorch {
+namespace threadpool {
 using ::executorch::extension::threadpool::NoThreadPoolGuard;
-}  // namespace torch::executorch::threadpool
+}  // namespace threadpool
+}  // namespace executorch
+}  // namespace torch
 
 #endif  // EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_GUARD_H
