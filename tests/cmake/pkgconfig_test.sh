@@ -6,6 +6,8 @@
 #   xnn.c     an XNNPACK method through the backend    (rcupool-xnnpack)
 #   host.c    dlopen()s two plugins (plugin.c) of the backend: one manager,
 #             one pool; tools/check_one_definer finds one definer.
+#   executorch.cc  ExecuTorch's thread-pool API         (rcupool-executorch)
+#             with c++ and clang++, in C++11 and C++17
 # Usable outside Bazel: pkgconfig_test.sh PREFIX (CI, .ci/run).
 set -euo pipefail
 install_prefix=${1:-}
@@ -13,11 +15,14 @@ source tests/cmake/unpack.sh
 src=tests/cmake/pkgconfig
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 pkg-config --exists rcupool rcupool-xnnpack || fail "pkg-config finds no rcupool"
+pkg-config --exists rcupool-executorch || fail "pkg-config finds no rcupool-executorch"
 flags=$(pkg-config --cflags --libs rcupool)
 xflags=$(pkg-config --cflags --libs rcupool-xnnpack)
+eflags=$(pkg-config --cflags --libs rcupool-executorch)
 libdir=$(pkg-config --variable=libdir rcupool)
 echo "rcupool: $flags"
 echo "rcupool-xnnpack: $xflags"
+echo "rcupool-executorch: $eflags"
 rpath="-Wl,-rpath,$libdir"   # README: how a program finds the library
 cflags="-std=c11 -Wall -Wextra -Werror"
 
@@ -34,6 +39,21 @@ for compiler in cc clang; do
     echo "$compiler: $r"
   done
   readelf -d "$out/pool" | grep 'Shared library: \[librcupool.so.0\]' >/dev/null || fail "pool: no librcupool.so.0"
+done
+
+# The ExecuTorch stand-in, in the oldest C++ its headers accept and in
+# ExecuTorch's own.
+for cxx in c++ clang++; do
+  command -v $cxx >/dev/null || continue
+  for std in c++11 c++17; do
+    exe="$tmp/executorch-$cxx-$std"
+    $cxx -std=$std -Wall -Wextra -Werror -pedantic -o "$exe" $src/executorch.cc \
+      $eflags $rpath || fail "$cxx -std=$std executorch.cc"
+    readelf -d "$exe" | grep 'Shared library: \[librcupool_executorch.so.0\]' >/dev/null ||
+      fail "executorch.cc: no librcupool_executorch.so.0"
+    r=$("$exe") || fail "$cxx -std=$std: executorch exited with $?"
+    echo "$cxx -std=$std: $r"
+  done
 done
 
 # Two plugins of the backend in one host that links no rcupool.
