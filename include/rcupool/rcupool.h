@@ -45,6 +45,24 @@ extern "C" {
 #define RCUPOOL_VERSION_MAJOR 0
 #define RCUPOOL_VERSION_MINOR 1
 #define RCUPOOL_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH: minor and patch stay below 100, so
+ * numbers order as versions do. */
+#define RCUPOOL_VERSION_NUMBER                                   \
+  (RCUPOOL_VERSION_MAJOR * 10000 + RCUPOOL_VERSION_MINOR * 100 + \
+   RCUPOOL_VERSION_PATCH)
+
+/*
+ * The version of the library the program runs with, which can be newer
+ * than the header it was compiled with: rcupool_version() is
+ * "MAJOR.MINOR.PATCH" (a static string, valid for the life of the
+ * process), rcupool_version_number() is that version as
+ * RCUPOOL_VERSION_NUMBER computes it. The soname already rules out another
+ * major; a program that needs what its header declares checks
+ * rcupool_version_number() >= RCUPOOL_VERSION_NUMBER.
+ * Threads: any. Never blocks.
+ */
+RCUPOOL_API const char *rcupool_version(void);
+RCUPOOL_API int rcupool_version_number(void);
 
 /* The largest thread count rcupool_reset() and rcupool_create() accept. */
 #define RCUPOOL_MAX_THREADS 256

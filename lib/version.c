@@ -1,0 +1,28 @@
+/*
+ * The version of the library at run time (rcupool_version(),
+ * rcupool_version_number()), from the header's RCUPOOL_VERSION_* macros as
+ * this library was compiled with them.
+ *
+ * Invariants kept here:
+ *   VERSION-1. Both functions return constants: the string is static
+ *       storage, the same pointer on every call, built by the preprocessor;
+ *       nothing is computed or allocated at run time.
+ *   VERSION-2. The number orders as the versions do: minor and patch are
+ *       below 100 (asserted at build time).
+ */
+#include <rcupool/rcupool.h>
+
+_Static_assert(RCUPOOL_VERSION_MINOR >= 0 && RCUPOOL_VERSION_MINOR < 100,
+               "RCUPOOL_VERSION_NUMBER needs a minor version below 100");
+_Static_assert(RCUPOOL_VERSION_PATCH >= 0 && RCUPOOL_VERSION_PATCH < 100,
+               "RCUPOOL_VERSION_NUMBER needs a patch version below 100");
+
+#define RP_STR_(x) #x
+#define RP_STR(x) RP_STR_(x)
+
+const char *rcupool_version(void) {
+  return RP_STR(RCUPOOL_VERSION_MAJOR) "." RP_STR(RCUPOOL_VERSION_MINOR) "."
+      RP_STR(RCUPOOL_VERSION_PATCH);
+}
+
+int rcupool_version_number(void) { return RCUPOOL_VERSION_NUMBER; }
