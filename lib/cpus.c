@@ -54,10 +54,10 @@ static char cgroup_root[PATH_MAX]; /* "" : the real files */
 static char last_line[256];
 
 void rp_cpus_set_cgroup_root(const char *root) {
-  pthread_mutex_lock(&cpus_lock);
+  rp_mutex_lock(&cpus_lock);
   snprintf(cgroup_root, sizeof cgroup_root, "%s", root != NULL ? root : "");
   last_line[0] = '\0';
-  pthread_mutex_unlock(&cpus_lock);
+  rp_mutex_unlock(&cpus_lock);
 }
 
 /* --- cgroup files ---------------------------------------------------------- */
@@ -297,9 +297,9 @@ static size_t rp_clamp(size_t n) {
 
 size_t rp_cpus_thread_count(void) {
   char root[PATH_MAX];
-  pthread_mutex_lock(&cpus_lock);
+  rp_mutex_lock(&cpus_lock);
   memcpy(root, cgroup_root, sizeof root);
-  pthread_mutex_unlock(&cpus_lock);
+  rp_mutex_unlock(&cpus_lock);
 
   size_t bytes = 0;
   cpu_set_t *mask = rp_affinity_mask(&bytes);
@@ -347,10 +347,10 @@ size_t rp_cpus_thread_count(void) {
     snprintf(line, sizeof line, "default size %zu threads: %s; no cgroup quota",
              n, why);
   }
-  pthread_mutex_lock(&cpus_lock);
+  rp_mutex_lock(&cpus_lock);
   bool fresh = strcmp(line, last_line) != 0;
   if (fresh) memcpy(last_line, line, sizeof line);
-  pthread_mutex_unlock(&cpus_lock);
+  rp_mutex_unlock(&cpus_lock);
   rp_log(fresh ? RCUPOOL_LOG_INFO : RCUPOOL_LOG_DEBUG, "%s", line);
   return n;
 }

@@ -13,7 +13,8 @@
  *       first creation half-way, the child never inherits default_lock held by
  *       another thread, and the manager pointer cannot change between prepare
  *       and the parent/child handler.
- *   DEFAULT-4. No message is logged with default_lock held (it is deferred).
+ *   DEFAULT-4. What the first creation logs reaches the hook after
+ *       default_lock is released (log.c, LOG-1).
  */
 #include <errno.h>
 #include <limits.h>
@@ -34,9 +35,7 @@ rcupool_t *rcupool_default(void) {
   if (__builtin_expect(m != NULL, 1)) return m;
 
   rp_fork_register();
-  struct rp_log_deferred deferred;
-  pthread_mutex_lock(&default_lock);
-  rp_log_defer_begin(&deferred);
+  rp_mutex_lock(&default_lock);
   m = default_manager;
   if (m == NULL) {
     /* 0 (no valid RCUPOOL_NUM_THREADS): the manager computes its default
@@ -55,8 +54,8 @@ rcupool_t *rcupool_default(void) {
              (void *)m, rcupool_threads(m), RP_URCU_FLAVOR_NAME);
     }
   }
-  pthread_mutex_unlock(&default_lock);
-  rp_log_defer_end(&deferred);
+  rp_mutex_unlock(&default_lock);
+  rp_log_deliver();
   return m;
 }
 
@@ -64,11 +63,11 @@ rcupool_t *rp_default_peek(void) {
   return __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
 }
 
-void rp_default_fork_prepare(void) { pthread_mutex_lock(&default_lock); }
+void rp_default_fork_prepare(void) { rp_mutex_lock(&default_lock); }
 
-void rp_default_fork_parent(void) { pthread_mutex_unlock(&default_lock); }
+void rp_default_fork_parent(void) { rp_mutex_unlock(&default_lock); }
 
 void rp_default_fork_child(void) {
   /* Taken by this very thread in prepare. */
-  pthread_mutex_unlock(&default_lock);
+  rp_mutex_unlock(&default_lock);
 }

@@ -29,3 +29,5 @@ bool rp_fault(enum rp_fault_site site) {
 _Static_assert(RP_FAULT_SITE_ALLOC == (int)RP_FAULT_ALLOC, "fault sites");
 _Static_assert(RP_FAULT_SITE_POOL_CREATE == (int)RP_FAULT_POOL_CREATE,
                "fault sites");
+_Static_assert(RP_FAULT_SITE_RECLAIM_THREAD == (int)RP_FAULT_RECLAIM_THREAD,
+               "fault sites");

@@ -6,15 +6,33 @@
  *   FORK-1. The handlers are registered once per copy of the library
  *           (pthread_once), from a constructor and again before the first
  *           default manager is created (whichever comes first).
- *   FORK-2. Lock order of prepare, which is the order every other path
- *           takes them in: default_lock -> default manager's writer ->
- *           (wait out a running callback batch, and for memb an in-flight
- *           grace period) -> [liburcu-bp's fork hook] -> reclaim queue lock
- *           -> default manager's lock. Parent releases them; the
- *           child releases those this thread took and re-initialises the
- *           reclaim queue's and the log hook's synchronisation, whose other
- *           users do not exist in the child. Never is a lock another thread
- *           held unlocked.
+ *   FORK-2. prepare waits only for library state no user code can hold
+ *           (design invariant 8): no log hook runs on a library thread or
+ *           under a library lock (lib/log.c, LOG-1), so nothing prepare
+ *           waits for can be waiting for a hook. Its order, which is the
+ *           order every other path takes these in:
+ *             1. mark a fork pending and wait out a running callback batch
+ *                (it joins idle workers: liburcu-bp's registry lock must
+ *                not be held by this thread then), holding nothing;
+ *             2. default_lock -> the default manager's writer (and its
+ *                spare, FORK-4);
+ *             3. the grace-period gate (RECLAIM-11: the library's grace
+ *                periods, the reclaim thread's and destroy's, hold it, so a
+ *                child never inherits it held), then memb: fork_lock for
+ *                writing (MEMB-4/5); bp: liburcu-bp's fork hook (FORK-3);
+ *             4. the reclaim queue lock -> the list of managers -> every
+ *                manager's lock (MANAGER-6) -> the log queue's lock.
+ *           Parent releases them in reverse; the child releases those this
+ *           thread took and re-initialises what other threads waited on.
+ *           glibc runs the handlers of forks made on different threads
+ *           concurrently (it does not serialise prepare..parent): step 1
+ *           counts forks, so one fork's parent handler never releases
+ *           another's hold, and everything after step 2 (took_manager,
+ *           called_urcu_hooks included) is under default_lock.
+ *           Never is a lock another thread held unlocked. The one wait left
+ *           that user code can prolong is a grace period in flight (bp's
+ *           hook waits for it in liburcu; memb's gate): it waits for the
+ *           application's own read-side sections (README, fork).
  *   FORK-3. liburcu-bp's process-global hooks (urcu_bp_before_fork and
  *           after_fork_*) are called at most once per fork, however many
  *           copies of rcupool the process holds and whether or not the
@@ -23,7 +41,7 @@
  *           the mask, so a prepare handler that finds every signal already
  *           blocked knows another handler of this fork took liburcu-bp's
  *           locks (glibc runs all prepare handlers of one fork on the
- *           forking thread, under its own atfork lock), and calls neither
+ *           forking thread, one after another), and calls neither
  *           it nor the matching after_fork_*. Every copy registers in a
  *           constructor, so an application that registers liburcu-bp's
  *           hooks in main() runs its prepare first. (A thread that forks
@@ -35,19 +53,23 @@
  *           may have been inside a read-side section (a grace period of the
  *           child would otherwise wait for it forever).
  *   FORK-4. The child handler allocates nothing, starts no thread and calls
- *           no log hook. For the default manager it marks every inherited
- *           pool an orphan (never dispatched to through the manager, never
- *           joined), publishes the 1-thread spare pool made in the parent
- *           (pthreadpool_create(1) starts no thread) as the current pool
- *           with a new generation, drops the orphan's current reference
- *           (queued for the reclaim thread, which starts on the next need)
- *           and marks the manager stale. A pool already at refs zero whose
- *           hand-over to the reclaim thread the fork cut off (its unpinning
- *           thread does not exist here) is queued. The dispatch references
- *           of threads that do not exist here are dropped (lib/parallel.c,
- *           PARALLEL-6); a pool that reaches zero by that is queued as
- *           well. The publish is manager.c's (MANAGER-5), with the
- *           reported thread count left at the size to settle at.
+ *           no log hook. For every manager (MANAGER-6: private ones too) it
+ *           marks every inherited pool an orphan (never dispatched to
+ *           through the manager, never joined, its threads not counted in
+ *           threads_alive); a pool already at refs zero whose hand-over to
+ *           the reclaim thread the fork cut off (its unpinning thread does
+ *           not exist here) is queued; the dispatch references of threads
+ *           that do not exist here are dropped (lib/parallel.c,
+ *           PARALLEL-6) and a pool that reaches zero by that is queued as
+ *           well. Pins are kept: a pin is caller-owned memory the child
+ *           has too, and unpinning it there is valid (it lets the orphan
+ *           go). For the default manager it then publishes the 1-thread
+ *           spare pool made in the parent (pthreadpool_create(1) starts no
+ *           thread) as the current pool with a new generation, drops the
+ *           orphan's current reference (queued for the reclaim thread,
+ *           which starts on the next need) and marks the manager stale.
+ *           The publish is manager.c's (MANAGER-5), with the reported
+ *           thread count left at the size to settle at.
  *   FORK-5. A stale manager is settled by the first call that needs its
  *           real pool (rcupool_parallelize_1d outside a scope, rcupool_pin,
  *           or a reset, which settles by itself): a pool of the manager's
@@ -88,11 +110,12 @@ static void rp_fork_prepare(void) {
   if (rp_read_ongoing_quiet())
     rp_die("fork() inside a read-side section of the forking thread; leave "
            "the section first (README, fork)");
+  rp_reclaim_fork_hold();
   rp_default_fork_prepare();
   rcupool_t *m = rp_default_peek();
   took_manager = m != NULL;
   if (m != NULL) {
-    pthread_mutex_lock(&m->writer);
+    rp_mutex_lock(&m->writer);
     /* The spare the child will publish (FORK-4): made here, in the parent,
      * once; kept for later forks until a child consumes its copy. */
     if (m->spare == NULL) {
@@ -101,48 +124,33 @@ static void rp_fork_prepare(void) {
     }
   }
   called_urcu_hooks = false;
+  rp_reclaim_fork_gate_prepare(); /* RECLAIM-11: no grace period in flight */
   if (!RP_URCU_HAS_FORK_HOOKS) {
-    /* memb: no section under a registration of rcupool's is running or
-     * starts (MEMB-4), then no grace period is in flight. */
-    rp_rcu_fork_prepare();
+    rp_rcu_fork_prepare(); /* MEMB-4 */
     called_urcu_hooks = true;
-    rp_reclaim_fork_wait(true);
   } else if (!rp_every_signal_blocked()) {
-    /* A running callback batch may join workers whose exit needs
-     * liburcu-bp's registry lock: let it finish before taking that. */
-    rp_reclaim_fork_wait(false);
     rp_rcu_fork_prepare();
     called_urcu_hooks = true;
   }
   rp_reclaim_fork_prepare();
-  if (m != NULL) pthread_mutex_lock(&m->lock);
+  rp_managers_fork_prepare();
+  rp_log_fork_prepare();
 }
 
 static void rp_fork_parent(void) {
-  rcupool_t *m = took_manager ? rp_default_peek() : NULL;
-  if (m != NULL) pthread_mutex_unlock(&m->lock);
+  rp_log_fork_parent();
+  rp_managers_fork_parent();
   rp_reclaim_fork_parent();
   if (called_urcu_hooks) rp_rcu_fork_parent();
-  if (m != NULL) pthread_mutex_unlock(&m->writer);
+  rp_reclaim_fork_gate_parent();
+  rcupool_t *m = took_manager ? rp_default_peek() : NULL;
+  if (m != NULL) rp_mutex_unlock(&m->writer);
   rp_default_fork_parent();
 }
 
-/* The default manager in the child, with writer and lock held by this
- * thread and no other thread alive (FORK-4). */
-static void rp_fork_child_manager(rcupool_t *m) {
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) {
-    p->fork_orphan = true;
-    /* Dispatch references of threads that do not exist here are dropped;
-     * this thread's own, if it forked from a task of its own dispatch,
-     * stays (its put comes when that call returns). */
-    size_t keep = p == rp_parallel_dispatching() ? RP_DISPATCH_REF : 0;
-    __atomic_store_n(&p->refs, rp_pool_counted_refs(p) + keep,
-                     __ATOMIC_RELAXED);
-    /* Dropped to zero by a thread that was about to hand it over, or by
-     * the line above. */
-    if (rp_pool_refs(p) == 0) rp_reclaim_fork_child_adopt(p);
-  }
+/* The default manager in the child, after its pools became orphans, with
+ * writer and lock held by this thread and no other thread alive (FORK-4). */
+static void rp_fork_child_default(rcupool_t *m) {
   struct rp_pool *spare = m->spare;
   if (spare == NULL) {
     /* No spare (the parent could not make one): the orphan stays current
@@ -162,16 +170,34 @@ static void rp_fork_child_manager(rcupool_t *m) {
   if (rp_pool_put(old)) rp_reclaim_free_later_quiet(old);
 }
 
+/* Every manager in the child, with its lock held by this thread and no
+ * other thread alive (FORK-4). */
+static void rp_fork_child_orphans(rcupool_t *m) {
+  struct rp_pool *p;
+  rp_for_each_pool(p, m) {
+    p->fork_orphan = true;
+    /* Dispatch references of threads that do not exist here are dropped;
+     * this thread's own, if it forked from a task of its own dispatch,
+     * stays (its put comes when that call returns). */
+    size_t keep = p == rp_parallel_dispatching() ? RP_DISPATCH_REF : 0;
+    __atomic_store_n(&p->refs, rp_pool_counted_refs(p) + keep,
+                     __ATOMIC_RELAXED);
+    /* Dropped to zero by a thread that was about to hand it over, or by
+     * the line above. */
+    if (rp_pool_refs(p) == 0) rp_reclaim_fork_child_adopt(p);
+  }
+  if (m->is_default && m == rp_default_peek() && took_manager)
+    rp_fork_child_default(m);
+}
+
 static void rp_fork_child(void) {
   rp_log_fork_child();
   rp_reclaim_fork_child();
   if (called_urcu_hooks) rp_rcu_fork_child();
+  rp_reclaim_fork_gate_child();
+  rp_managers_fork_child(rp_fork_child_orphans);
   rcupool_t *m = took_manager ? rp_default_peek() : NULL;
-  if (m != NULL) {
-    rp_fork_child_manager(m);
-    pthread_mutex_unlock(&m->lock);
-    pthread_mutex_unlock(&m->writer);
-  }
+  if (m != NULL) rp_mutex_unlock(&m->writer);
   rp_default_fork_child();
 }
 

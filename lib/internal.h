@@ -135,6 +135,9 @@ struct rcupool_manager {
    * handler. */
   bool fork_stale;
   struct rp_pool *spare;
+
+  /* On manager.c's list of every manager (MANAGER-6). */
+  struct cds_list_head all;
 };
 
 /* Iterates over m's pools. Unlike cds_list_for_each_entry, never forms a
@@ -175,22 +178,63 @@ static inline void rp_pools_del_locked(struct rp_pool *p) {
        ((p) = caa_container_of(rp_it_, struct rp_pool, node), 1);           \
        rp_it_ = __atomic_load_n(&rp_it_->next, __ATOMIC_ACQUIRE))
 
+/* --- lock.c: the library's locks ----------------------------------------- */
+
+/* Every pthread mutex and condition-variable call of lib/ goes through
+ * these: a failure dies with the caller's file and line (rp_die), and the
+ * calling thread counts the rcupool locks it holds, so the log never runs
+ * a hook while one is held (log.c, LOG-1). */
+extern __thread unsigned rp_locks_held;
+void rp_lock_failed(const char *file, int line, const char *what, int err)
+    __attribute__((noreturn, cold));
+#define rp_mutex_lock(mu) rp_mutex_lock_at((mu), __FILE__, __LINE__)
+#define rp_mutex_unlock(mu) rp_mutex_unlock_at((mu), __FILE__, __LINE__)
+#define rp_cond_wait(cv, mu) rp_cond_wait_at((cv), (mu), __FILE__, __LINE__)
+static inline void rp_mutex_lock_at(pthread_mutex_t *mu, const char *file,
+                                    int line) {
+  int err = pthread_mutex_lock(mu);
+  if (__builtin_expect(err != 0, 0))
+    rp_lock_failed(file, line, "pthread_mutex_lock", err);
+  rp_locks_held++;
+}
+static inline void rp_mutex_unlock_at(pthread_mutex_t *mu, const char *file,
+                                      int line) {
+  rp_locks_held--;
+  int err = pthread_mutex_unlock(mu);
+  if (__builtin_expect(err != 0, 0))
+    rp_lock_failed(file, line, "pthread_mutex_unlock", err);
+}
+static inline void rp_cond_wait_at(pthread_cond_t *cv, pthread_mutex_t *mu,
+                                   const char *file, int line) {
+  int err = pthread_cond_wait(cv, mu);
+  if (__builtin_expect(err != 0, 0))
+    rp_lock_failed(file, line, "pthread_cond_wait", err);
+}
+
 /* --- log.c ---------------------------------------------------------------- */
 
-/* While a thread holds rcupool locks it may defer its log messages: between
- * begin and end, messages go to the caller-provided buffer and are handed
- * to the hook by rp_log_defer_end(), after the caller dropped its locks. */
-struct rp_log_deferred {
-  unsigned count;
-  unsigned dropped;
-  rcupool_log_level_t level[4];
-  char text[4][256];
-};
-void rp_log_defer_begin(struct rp_log_deferred *buf);
-void rp_log_defer_end(struct rp_log_deferred *buf);
+/* Hands the queued log records to the hook, on the calling thread, when it
+ * may run user code there (LOG-1: no rcupool lock held, not a library
+ * thread, not in a task or a read-side section); otherwise they wait for
+ * the next such call. Called at the end of every public call that can log.
+ * One relaxed load when nothing is queued. */
+extern size_t rp_log_pending;
+void rp_log_deliver_slow(void);
+static inline void rp_log_deliver(void) {
+  if (__builtin_expect(__atomic_load_n(&rp_log_pending, __ATOMIC_RELAXED) != 0,
+                       0))
+    rp_log_deliver_slow();
+}
+/* The thread may run user code now (the test rp_log_deliver makes). */
+bool rp_log_may_deliver(void);
 
-/* Fork child handler: the hook's lock may have been held by a thread that
- * does not exist in the child. */
+/* Records lost to a full queue since the process started (LOG-2). */
+uint64_t rp_log_dropped(void);
+
+/* Fork handlers' part of log.c (LOG-7): prepare takes the queue's lock
+ * (last of all), parent and child release it (first). */
+void rp_log_fork_prepare(void);
+void rp_log_fork_parent(void);
 void rp_log_fork_child(void);
 
 /* The library's own logging; rcupool_log() is the public twin that other
@@ -294,23 +338,37 @@ void rp_reclaim_free_later(struct rp_pool *p);
 
 /* Waits until every item queued before the call has run, then, unless m
  * is NULL, until no pool of m is waiting for a free already decided (a
- * hand-over still in flight on another thread). */
-void rp_reclaim_drain(rcupool_t *m);
+ * hand-over still in flight on another thread). -EAGAIN when the reclaim
+ * thread is absent and cannot be started (RECLAIM-10), else 0. */
+int rp_reclaim_drain(rcupool_t *m);
+
+/* Starts the reclaim thread if it is absent: 0, or -EAGAIN (RECLAIM-10). */
+int rp_reclaim_ensure_thread(void);
+
+/* The library's one way to wait for a grace period (RECLAIM-11). */
+void rp_reclaim_synchronize(void);
+
+/* True on the reclaim thread. */
+bool rp_reclaim_on_thread(void);
 
 /* True where a call that waits for the reclaim thread (barrier, destroy)
  * would wait for itself: inside a read-side section (the grace period
  * waits for it), inside a task or on any worker of an rcupool pool (a free
- * joins that pool's workers), or on the reclaim thread (callbacks, and log
- * hooks they call). Such a call returns -EDEADLK (RECLAIM-8). */
+ * joins that pool's workers), or on the reclaim thread. Such a call
+ * returns -EDEADLK (RECLAIM-8). */
 bool rp_reclaim_would_wait_for_self(void);
 
-/* fork (lib/fork.c): wait returns once no callback batch is running
- * (wait_gp: nor a grace period; memb, whose grace-period lock has no fork
- * hook); prepare takes the queue lock; parent releases it; child
- * re-initialises the queue's lock and condition variables, marks the
- * thread absent (it starts again on the next need) and queues again what
- * had not run (RECLAIM-7). */
-void rp_reclaim_fork_wait(bool wait_gp);
+/* fork (lib/fork.c, RECLAIM-7 and -11): hold marks a fork pending and
+ * waits out a running callback batch (no lock held after); gate_* take and
+ * release the grace-period gate (memb); prepare takes the queue lock;
+ * parent clears the pending fork and releases it; child re-initialises the
+ * queue's condition variables, marks the thread absent (it starts again
+ * on the next need) and queues again a batch whose grace period had not
+ * ended. */
+void rp_reclaim_fork_hold(void);
+void rp_reclaim_fork_gate_prepare(void);
+void rp_reclaim_fork_gate_parent(void);
+void rp_reclaim_fork_gate_child(void);
 void rp_reclaim_fork_prepare(void);
 void rp_reclaim_fork_parent(void);
 void rp_reclaim_fork_child(void);
@@ -374,6 +432,7 @@ void rp_parallel_mark_workers(struct rp_pool *p);
 enum rp_fault_site {
   RP_FAULT_ALLOC = 0,         /* any allocation of the library */
   RP_FAULT_POOL_CREATE = 1,   /* pthreadpool_create() */
+  RP_FAULT_RECLAIM_THREAD = 2, /* the reclaim thread's pthread_create() */
 };
 
 /* Returns true when the test hook asks this call to fail. */
@@ -392,7 +451,7 @@ size_t rp_cpus_thread_count(void);
 size_t rp_cpus_env_thread_count(void);
 
 /* Reads up to len - 1 bytes of path into buf, NUL-terminated (an empty
- * file gives ""). False if it cannot be opened. Also pool.c's room check. */
+ * file gives ""). False if it cannot be opened. */
 bool rp_read_small_file(const char *path, char *buf, size_t len);
 
 /* --- manager.c ------------------------------------------------------------ */
@@ -413,6 +472,13 @@ size_t rp_manager_default_threads(const rcupool_t *m);
  * Returns the new generation. */
 uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
                                    bool is_new, size_t threads);
+
+/* Fork handlers' part of manager.c (MANAGER-6): prepare takes the list's
+ * lock and then every manager's lock; parent releases them; child calls
+ * each(m) for every manager, then releases m's lock, then the list's. */
+void rp_managers_fork_prepare(void);
+void rp_managers_fork_parent(void);
+void rp_managers_fork_child(void (*each)(rcupool_t *m));
 
 /* --- reset.c -------------------------------------------------------------- */
 

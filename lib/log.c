@@ -1,23 +1,33 @@
 /*
- * The process-wide log hook, the library's logging rule and its one fatal
- * path.
+ * The log: a bounded record queue filled by the library, emptied on the
+ * application's own threads; and the library's one fatal path.
  *
  * Invariants:
- *   LOG-1. A hook runs with hook_lock held for reading, so rcupool_set_log()
- *          (which takes it for writing) returns only after every running
- *          call of the previous hook has returned; the previous ctx may then
- *          be freed by the caller.
- *   LOG-2. Formatting happens on the caller's stack (no allocation).
- *   LOG-3. The hook is never called with an rcupool lock held: code that
- *          logs while holding one defers its messages into a buffer on its
- *          own stack (rp_log_defer_begin/end) and hands them to the hook
- *          after unlocking. So a hook may call any rcupool function but
- *          rcupool_set_log() (on the reclaim thread, barrier is -EDEADLK).
- *   LOG-4. No hook call happens in a fork handler. In the child, hook_lock
- *          is re-initialised (a parent thread may have been inside a hook)
- *          by the child handler, so the child logs normally once the
- *          handlers returned; hook_fn/hook_ctx are one pair published
- *          together, so the child sees either the old or the new pair.
+ *   LOG-1. No user code inside the library's machinery (design invariant
+ *          8). rp_log() only formats a record and queues it (lq.mu is a
+ *          leaf lock held for a copy, never while anything else runs): it
+ *          may be called anywhere, with any rcupool lock held, on the
+ *          reclaim thread, on a pool worker. The hook runs only in
+ *          rp_log_deliver(), called at the end of a public call, and only
+ *          on a thread where rp_log_may_deliver() holds: no rcupool lock
+ *          held by the thread (rp_locks_held), not the reclaim thread, not
+ *          a pool worker or inside a task, not inside a read-side section,
+ *          not already delivering. While a hook runs, no rcupool lock is
+ *          held and no fork handler waits for it.
+ *   LOG-2. Nothing is silently lost. A record that finds the queue full
+ *          is dropped and counted (rcupool_stats_t.log_dropped, process
+ *          wide); the next delivery hands the hook a warning that says how
+ *          many were lost. Without a hook (the default sink) nothing is
+ *          queued: warnings and errors are written to stderr at once by
+ *          the thread that logs (write(2): no user code).
+ *   LOG-3. A delivery hands the hook only the records queued before it
+ *          began, so a hook that logs (or calls rcupool functions that
+ *          log) ends; its records wait for the next delivery.
+ *   LOG-4. rcupool_set_log() returns once no call of a previous hook is
+ *          running on another thread (a call on the caller's own thread,
+ *          when a hook installs another, is left to finish): the previous
+ *          ctx may then be freed. Calls in flight are listed under lq.mu
+ *          with the hook generation (`epoch`) they started under.
  *   LOG-5. The rule for errors. A public call that returns a negative
  *          errno logs why, once, where it decides to return it, before it
  *          returns: at error level, except -EBUSY (a refusal that changes
@@ -32,7 +42,14 @@
  *          "rcupool: FILE:LINE: reason" to stderr with write(2), formatted
  *          on the stack, and aborts; it takes no lock and calls no hook, so
  *          it may run anywhere (a fork handler, with any lock held).
+ *   LOG-7. fork: prepare takes lq.mu last (every other lock may be held
+ *          while logging), parent and child release it first. The child
+ *          keeps only its own thread's calls in flight (a hook that forked
+ *          returns in the child too) and wakes no one (no waiter exists).
+ *          It starts with an empty queue: the records queued at the fork
+ *          are the parent's, which delivers them (not counted as dropped).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,28 +59,84 @@
 
 #include "internal.h"
 
-struct rp_hook {
-  rcupool_log_fn fn;
-  void *ctx;
+#define RP_LOG_QUEUE 256 /* records; a record is about 260 bytes */
+
+/* A hook call in flight (on the delivering thread's stack). */
+struct rp_log_call {
+  struct rp_log_call *next;
+  uint64_t epoch;
+  pthread_t thread;
 };
 
-static pthread_rwlock_t hook_lock = PTHREAD_RWLOCK_INITIALIZER;
-/* Two slots; `hook` points at the one in use (NULL: default). Written under
- * hook_lock held for writing. */
-static struct rp_hook hook_slots[2];
-static struct rp_hook *hook;
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t calls_done; /* rcupool_set_log() waits for old calls */
+  /* Under mu. */
+  rcupool_log_record_t ring[RP_LOG_QUEUE];
+  uint64_t head, tail;       /* tail - head records queued */
+  uint64_t dropped;          /* ever (stats) */
+  uint64_t dropped_unsaid;   /* not yet told to a hook */
+  rcupool_log_fn fn;         /* NULL: the default sink (or held) */
+  void *ctx;
+  bool held;                 /* rcupool_log_hold(): queue for log_take */
+  uint64_t epoch;            /* bumped by every change of sink */
+  struct rp_log_call *calls;
+  /* Atomic, read without mu. */
+  int min_level;
+} lq = {.mu = PTHREAD_MUTEX_INITIALIZER,
+        .calls_done = PTHREAD_COND_INITIALIZER};
 
-static __thread struct rp_log_deferred *deferred_to;
+static __thread int delivering;
+
+/* Records queued (plus a pending "dropped" notice), written under lq.mu,
+ * read without it by rp_log_deliver()'s one-load check (internal.h). */
+size_t rp_log_pending;
+
+static void rp_log_pending_update_locked(void) {
+  size_t n = (size_t)(lq.tail - lq.head) + (lq.dropped_unsaid != 0 ? 1 : 0);
+  __atomic_store_n(&rp_log_pending, n, __ATOMIC_RELAXED);
+}
 
 static const char *const level_names[] = {"debug", "info", "warning", "error"};
 
-static void rp_log_default(rcupool_log_level_t level, const char *message) {
-  if (level >= RCUPOOL_LOG_WARN)
-    fprintf(stderr, "rcupool: %s: %s\n", level_names[level], message);
+static void rp_log_write_stderr(rcupool_log_level_t level, const char *text) {
+  char line[RCUPOOL_LOG_MESSAGE_MAX + 32];
+  int n = snprintf(line, sizeof line, "rcupool: %s: %s\n", level_names[level],
+                   text);
+  if (n < 0) return;
+  size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+  for (size_t done = 0; done < len;) {
+    ssize_t w = write(2, line + done, len - done);
+    if (w <= 0) break;
+    done += (size_t)w;
+  }
 }
 
-static void rp_vlog(rcupool_log_level_t level, const char *fmt,
-                    va_list ap) __attribute__((format(printf, 2, 0)));
+static void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
+  if ((int)level < __atomic_load_n(&lq.min_level, __ATOMIC_RELAXED)) return;
+  char text[RCUPOOL_LOG_MESSAGE_MAX];
+  vsnprintf(text, sizeof text, fmt, ap);
+  rp_mutex_lock(&lq.mu);
+  if (lq.fn == NULL && !lq.held) {
+    rp_mutex_unlock(&lq.mu);
+    if (level >= RCUPOOL_LOG_WARN) rp_log_write_stderr(level, text);
+    return;
+  }
+  if (lq.tail - lq.head == RP_LOG_QUEUE) {
+    lq.dropped++;
+    lq.dropped_unsaid++;
+  } else {
+    rcupool_log_record_t *r = &lq.ring[lq.tail % RP_LOG_QUEUE];
+    r->level = level;
+    memcpy(r->message, text, sizeof text);
+    lq.tail++;
+  }
+  rp_log_pending_update_locked();
+  rp_mutex_unlock(&lq.mu);
+}
 
 void rp_log(rcupool_log_level_t level, const char *fmt, ...) {
   va_list ap;
@@ -78,71 +151,142 @@ void rcupool_log(rcupool_log_level_t level, const char *fmt, ...) {
   va_start(ap, fmt);
   rp_vlog(level, fmt, ap);
   va_end(ap);
+  rp_log_deliver();
 }
 
-static void rp_log_emit(rcupool_log_level_t level, const char *message) {
-  pthread_rwlock_rdlock(&hook_lock);
-  struct rp_hook *h = __atomic_load_n(&hook, __ATOMIC_ACQUIRE);
-  if (h != NULL)
-    h->fn(h->ctx, level, message);
-  else
-    rp_log_default(level, message);
-  pthread_rwlock_unlock(&hook_lock);
-}
-
-static void rp_vlog(rcupool_log_level_t level, const char *fmt,
-                    va_list ap) {
-  struct rp_log_deferred *d = deferred_to;
-  if (d != NULL) {
-    if (d->count == sizeof d->level / sizeof d->level[0]) {
-      d->dropped++;
-      return;
-    }
-    d->level[d->count] = level;
-    vsnprintf(d->text[d->count], sizeof d->text[0], fmt, ap);
-    d->count++;
-    return;
+/* Pops the oldest record into *out (under lq.mu). A pending count of
+ * dropped records comes first, as a warning of its own. */
+enum { RP_POP_NONE = 0, RP_POP_RECORD = 1, RP_POP_NOTICE = 2 };
+static int rp_log_pop_locked(rcupool_log_record_t *out) {
+  if (lq.dropped_unsaid != 0) {
+    out->level = RCUPOOL_LOG_WARN;
+    snprintf(out->message, sizeof out->message,
+             "log: %llu records dropped (the queue of %d was full)",
+             (unsigned long long)lq.dropped_unsaid, RP_LOG_QUEUE);
+    lq.dropped_unsaid = 0;
+    rp_log_pending_update_locked();
+    return RP_POP_NOTICE;
   }
-  char message[256];
-  vsnprintf(message, sizeof message, fmt, ap);
-  rp_log_emit(level, message);
+  if (lq.head == lq.tail) return RP_POP_NONE;
+  *out = lq.ring[lq.head % RP_LOG_QUEUE];
+  lq.head++;
+  rp_log_pending_update_locked();
+  return RP_POP_RECORD;
 }
 
-void rp_log_defer_begin(struct rp_log_deferred *buf) {
-  buf->count = 0;
-  buf->dropped = 0;
-  /* Nested: the outermost buffer collects everything. */
-  if (deferred_to == NULL) deferred_to = buf;
+bool rp_log_may_deliver(void) {
+  return delivering == 0 && rp_locks_held == 0 && !rp_reclaim_on_thread() &&
+         !rp_in_task() && !rp_read_ongoing_quiet();
 }
 
-void rp_log_defer_end(struct rp_log_deferred *buf) {
-  if (deferred_to != buf) return; /* nested: the outer end emits */
-  deferred_to = NULL;
-  for (unsigned i = 0; i < buf->count; i++)
-    rp_log_emit(buf->level[i], buf->text[i]);
-  if (buf->dropped != 0)
-    rp_log(RCUPOOL_LOG_WARN, "%u log messages dropped (deferred under a lock)",
-           buf->dropped);
+void rp_log_deliver_slow(void) {
+  if (!rp_log_may_deliver()) return;
+  delivering = 1;
+  rp_mutex_lock(&lq.mu);
+  /* LOG-3: the records queued now, and at most one "dropped" notice. */
+  uint64_t end = lq.tail;
+  bool told_dropped = false;
+  rcupool_log_record_t rec;
+  int got;
+  while (lq.fn != NULL && !lq.held &&
+         (lq.head < end || (lq.dropped_unsaid != 0 && !told_dropped)) &&
+         (got = rp_log_pop_locked(&rec)) != RP_POP_NONE) {
+    if (got == RP_POP_NOTICE) told_dropped = true;
+
+    struct rp_log_call call = {lq.calls, lq.epoch, pthread_self()};
+    lq.calls = &call;
+    rcupool_log_fn fn = lq.fn;
+    void *ctx = lq.ctx;
+    rp_mutex_unlock(&lq.mu);
+    fn(ctx, rec.level, rec.message); /* LOG-1: no rcupool lock held */
+    rp_mutex_lock(&lq.mu);
+    struct rp_log_call **pp = &lq.calls;
+    while (*pp != &call) pp = &(*pp)->next;
+    *pp = call.next;
+    pthread_cond_broadcast(&lq.calls_done);
+  }
+  rp_mutex_unlock(&lq.mu);
+  delivering = 0;
+}
+
+void rcupool_log_deliver(void) { rp_log_deliver(); }
+
+/* Calls of hooks installed before `epoch` still running on other threads. */
+static bool rp_log_old_calls_locked(uint64_t epoch) {
+  pthread_t self = pthread_self();
+  for (struct rp_log_call *c = lq.calls; c != NULL; c = c->next)
+    if (c->epoch < epoch && !pthread_equal(c->thread, self)) return true;
+  return false;
+}
+
+static void rp_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
+  rp_mutex_lock(&lq.mu);
+  lq.fn = fn;
+  lq.ctx = ctx;
+  lq.held = held;
+  uint64_t epoch = ++lq.epoch;
+  if (fn == NULL && !held) {
+    /* The default sink queues nothing: what waits goes to stderr now. */
+    rcupool_log_record_t rec;
+    while (rp_log_pop_locked(&rec) != RP_POP_NONE)
+      if (rec.level >= RCUPOOL_LOG_WARN)
+        rp_log_write_stderr(rec.level, rec.message);
+  }
+  while (rp_log_old_calls_locked(epoch)) /* LOG-4 */
+    rp_cond_wait(&lq.calls_done, &lq.mu);
+  rp_mutex_unlock(&lq.mu);
 }
 
 void rcupool_set_log(rcupool_log_fn fn, void *ctx) {
-  pthread_rwlock_wrlock(&hook_lock);
-  if (fn == NULL) {
-    __atomic_store_n(&hook, NULL, __ATOMIC_RELEASE);
-  } else {
-    struct rp_hook *next = hook == &hook_slots[0] ? &hook_slots[1]
-                                                  : &hook_slots[0];
-    next->fn = fn;
-    next->ctx = ctx;
-    __atomic_store_n(&hook, next, __ATOMIC_RELEASE);
-  }
-  pthread_rwlock_unlock(&hook_lock);
+  rp_log_set_sink(fn, ctx, false);
+  rp_log_deliver();
 }
 
-void rp_log_fork_child(void) {
-  pthread_rwlock_init(&hook_lock, NULL);
-  deferred_to = NULL;
+void rcupool_log_hold(void) { rp_log_set_sink(NULL, NULL, true); }
+
+int rcupool_log_take(rcupool_log_record_t *out) {
+  if (out == NULL) return -EINVAL;
+  rp_mutex_lock(&lq.mu);
+  int got = rp_log_pop_locked(out);
+  rp_mutex_unlock(&lq.mu);
+  return got != RP_POP_NONE ? 1 : 0;
 }
+
+void rcupool_set_log_level(rcupool_log_level_t min) {
+  if ((unsigned)min > RCUPOOL_LOG_ERROR) min = RCUPOOL_LOG_ERROR;
+  __atomic_store_n(&lq.min_level, (int)min, __ATOMIC_RELAXED);
+}
+
+uint64_t rp_log_dropped(void) {
+  rp_mutex_lock(&lq.mu);
+  uint64_t n = lq.dropped;
+  rp_mutex_unlock(&lq.mu);
+  return n;
+}
+
+/* --- fork (LOG-7) --------------------------------------------------------- */
+
+void rp_log_fork_prepare(void) { rp_mutex_lock(&lq.mu); }
+
+void rp_log_fork_parent(void) { rp_mutex_unlock(&lq.mu); }
+
+void rp_log_fork_child(void) {
+  pthread_t self = pthread_self();
+  struct rp_log_call **pp = &lq.calls;
+  while (*pp != NULL) {
+    if (pthread_equal((*pp)->thread, self))
+      pp = &(*pp)->next;
+    else
+      *pp = (*pp)->next;
+  }
+  pthread_cond_init(&lq.calls_done, NULL);
+  lq.head = lq.tail;
+  lq.dropped_unsaid = 0;
+  rp_log_pending_update_locked();
+  rp_mutex_unlock(&lq.mu);
+}
+
+/* --- the fatal path (LOG-6) ---------------------------------------------- */
 
 void rp_die_at(const char *file, int line, const char *fmt, ...) {
   char message[512];

@@ -31,12 +31,56 @@
  *       generation; m->generation, m->current_threads and the counters
  *       change in the same hold, so rcupool_get_stats() never sees half a
  *       publish.
+ *   MANAGER-6. Every manager between create and destroy is on `managers`
+ *       (under managers_mu), so fork's handlers reach every manager's
+ *       pools, not only the default's (lib/fork.c, FORK-4). A manager is
+ *       listed before rcupool_create() returns it and unlisted before
+ *       rcupool_destroy() frees it.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+static pthread_mutex_t managers_mu = PTHREAD_MUTEX_INITIALIZER;
+static CDS_LIST_HEAD(managers); /* MANAGER-6, through rcupool_manager.all */
+
+static void rp_manager_list(rcupool_t *m) {
+  rp_mutex_lock(&managers_mu);
+  cds_list_add(&m->all, &managers);
+  rp_mutex_unlock(&managers_mu);
+}
+
+static void rp_manager_unlist(rcupool_t *m) {
+  rp_mutex_lock(&managers_mu);
+  cds_list_del(&m->all);
+  rp_mutex_unlock(&managers_mu);
+}
+
+void rp_managers_fork_prepare(void) {
+  rp_mutex_lock(&managers_mu);
+  for (struct cds_list_head *it = managers.next; it != &managers;
+       it = it->next)
+    rp_mutex_lock(&caa_container_of(it, struct rcupool_manager, all)->lock);
+}
+
+void rp_managers_fork_parent(void) {
+  for (struct cds_list_head *it = managers.next; it != &managers;
+       it = it->next)
+    rp_mutex_unlock(&caa_container_of(it, struct rcupool_manager, all)->lock);
+  rp_mutex_unlock(&managers_mu);
+}
+
+void rp_managers_fork_child(void (*each)(rcupool_t *m)) {
+  for (struct cds_list_head *it = managers.next; it != &managers;
+       it = it->next) {
+    rcupool_t *m = caa_container_of(it, struct rcupool_manager, all);
+    each(m);
+    rp_mutex_unlock(&m->lock);
+  }
+  rp_mutex_unlock(&managers_mu);
+}
 
 uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
                                    bool is_new, size_t threads) {
@@ -77,17 +121,17 @@ static int rp_manager_init(rcupool_t *m, size_t default_threads) {
     return err;
   }
   /* No other thread knows m yet; the locks keep MANAGER-5 one path. */
-  pthread_mutex_lock(&m->writer);
-  pthread_mutex_lock(&m->lock);
+  rp_mutex_lock(&m->writer);
+  rp_mutex_lock(&m->lock);
   rp_manager_publish_locked(m, p, true, p->threads);
-  pthread_mutex_unlock(&m->lock);
-  pthread_mutex_unlock(&m->writer);
+  rp_mutex_unlock(&m->lock);
+  rp_mutex_unlock(&m->writer);
   rp_log(RCUPOOL_LOG_DEBUG, "manager %p: publish pool %p (%zu threads) gen 1",
          (void *)m, (void *)p, p->threads);
   return 0;
 }
 
-int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
+static int rp_manager_create(const rcupool_options_t *opts, rcupool_t **out) {
   if (out == NULL) return -EINVAL;
   size_t threads = opts != NULL ? opts->threads : 0;
   if (threads > RCUPOOL_MAX_THREADS) {
@@ -107,8 +151,15 @@ int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
     rp_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)", err);
     return err;
   }
+  rp_manager_list(m);
   *out = m;
   return 0;
+}
+
+int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
+  int err = rp_manager_create(opts, out);
+  rp_log_deliver();
+  return err;
 }
 
 /* Counts pins over m's pools. Call with m->lock held. */
@@ -119,7 +170,7 @@ static size_t rp_manager_pins_locked(const rcupool_t *m) {
   return pins;
 }
 
-int rcupool_destroy(rcupool_t *m) {
+static int rp_manager_destroy(rcupool_t *m) {
   if (m == NULL) return 0;
   if (m->is_default) {
     rp_log(RCUPOOL_LOG_ERROR,
@@ -133,29 +184,36 @@ int rcupool_destroy(rcupool_t *m) {
            "reclaim thread; it would wait for itself");
     return -EDEADLK;
   }
-  pthread_mutex_lock(&m->writer);
-  pthread_mutex_lock(&m->lock);
+  /* Nothing is changed unless the reclaim thread runs: every wait below
+   * is a wait for it (RECLAIM-10). */
+  int err = rp_reclaim_ensure_thread();
+  if (err != 0) {
+    rp_log(RCUPOOL_LOG_ERROR,
+           "destroy: cannot start the reclaim thread (%d); nothing freed",
+           err);
+    return err;
+  }
+  rp_mutex_lock(&m->writer);
+  rp_mutex_lock(&m->lock);
   size_t pins = rp_manager_pins_locked(m);
   if (pins != 0) {
-    pthread_mutex_unlock(&m->lock);
-    pthread_mutex_unlock(&m->writer);
-    /* (logged after unlocking: LOG-3) */
+    rp_mutex_unlock(&m->lock);
+    rp_mutex_unlock(&m->writer);
     rp_log(RCUPOOL_LOG_WARN, "destroy: manager %p still has %zu pins",
            (void *)m, pins);
     return -EBUSY;
   }
   struct rp_pool *cur = m->current;
   __atomic_store_n(&m->current, NULL, __ATOMIC_RELEASE);
-  pthread_mutex_unlock(&m->lock);
+  rp_mutex_unlock(&m->lock);
 
   /* Readers that saw cur leave their sections; then its current reference
    * can go. With no pins it is the last one unless a retire is pending (or
    * a dispatch of a caller that broke the rule above still holds it). */
-  rp_synchronize_rcu();
-  RP_TSAN_GP_ACQUIRE();
-  pthread_mutex_lock(&m->lock);
+  rp_reclaim_synchronize();
+  rp_mutex_lock(&m->lock);
   bool last = rp_pool_put(cur);
-  pthread_mutex_unlock(&m->lock);
+  rp_mutex_unlock(&m->lock);
   /* Unlinked and freed on the reclaim thread, like every pool
    * (RECLAIM-5). */
   if (last) rp_reclaim_free_later(cur);
@@ -166,20 +224,27 @@ int rcupool_destroy(rcupool_t *m) {
    * last one that saw the list empty has seen them return. */
   for (;;) {
     rp_reclaim_drain(NULL);
-    pthread_mutex_lock(&m->lock);
+    rp_mutex_lock(&m->lock);
     bool empty = cds_list_empty(&m->pools);
-    pthread_mutex_unlock(&m->lock);
+    rp_mutex_unlock(&m->lock);
     if (empty) break;
   }
   rp_reclaim_drain(NULL);
   const unsigned long long created = m->pools_created;
-  pthread_mutex_unlock(&m->writer);
+  rp_mutex_unlock(&m->writer);
+  rp_manager_unlist(m);
   rp_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
          (void *)m, created);
   pthread_mutex_destroy(&m->writer);
   pthread_mutex_destroy(&m->lock);
   free(m);
   return 0;
+}
+
+int rcupool_destroy(rcupool_t *m) {
+  int err = rp_manager_destroy(m);
+  rp_log_deliver();
+  return err;
 }
 
 size_t rcupool_threads(rcupool_t *m) {
@@ -196,7 +261,7 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   if (m == NULL || out == NULL) return -EINVAL;
   rcupool_stats_t s;
   memset(&s, 0, sizeof s);
-  pthread_mutex_lock(&m->lock);
+  rp_mutex_lock(&m->lock);
   s.generation = m->generation;
   s.threads = m->current_threads;
   s.resets = m->resets;
@@ -208,7 +273,7 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
     size_t all_refs = rp_pool_refs(p);
     bool is_current = p == m->current;
     s.pools_alive++;
-    s.threads_alive += p->threads;
+    if (!p->fork_orphan) s.threads_alive += p->threads; /* FORK-4 */
     s.pins += rp_pool_pins_locked(p);
     s.frees_pending += p->retires_pending;
     if (all_refs == 0)
@@ -218,7 +283,9 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
     else if (!is_current && p->retires_pending == 0)
       s.pools_kept++;
   }
-  pthread_mutex_unlock(&m->lock);
+  rp_mutex_unlock(&m->lock);
+  s.log_dropped = rp_log_dropped();
   *out = s;
+  rp_log_deliver();
   return 0;
 }

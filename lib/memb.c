@@ -19,45 +19,84 @@
  *           (README, "signal handlers").
  *   MEMB-4. A registration rcupool makes lasts while fork_lock is held for
  *           reading (register, section, unregister); fork's prepare takes
- *           it for writing (writer-preferring, so a stream of sections
- *           cannot starve it). So a fork never catches liburcu-memb's
+ *           it for writing. So a fork never catches liburcu-memb's
  *           registry half-updated by rcupool, nor leaves the child a
  *           registry entry of rcupool's for a dead thread inside a section
  *           (its grace periods would wait for it forever). Threads the
  *           application registered are the application's to quiesce.
+ *   MEMB-5. fork_lock prefers a waiting writer (a stream of sections
+ *           cannot starve a fork), except for a thread inside a task of an
+ *           rcupool dispatch (or a pool worker): its section is admitted
+ *           while the writer only waits. Its dispatcher may sit inside a
+ *           section the writer waits for, and waits for the task: holding
+ *           the task back would deadlock. Once the writer holds the lock
+ *           (no rcupool-registered section anywhere), prepare waits for
+ *           nothing that needs a task to finish (RECLAIM-11: no grace
+ *           period follows), so a task that waits for the fork is safe.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP */
-#endif
 #include <pthread.h>
 
 #include "urcu_flavor.h"
 
 #if defined(RCUPOOL_URCU_MEMB)
+#include "internal.h"
 
 __thread unsigned rp_memb_owned_depth;
 
-static pthread_rwlock_t fork_lock =
-    PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+/* MEMB-4/5: a readers-writer lock with a waiting writer preferred except
+ * for readers inside a task. */
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  unsigned readers;
+  unsigned writers_waiting;
+  bool writer;
+} fork_lock = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0,
+               false};
 
 void rp_memb_register_for_section(void) {
-  pthread_rwlock_rdlock(&fork_lock);
+  bool in_task = rp_in_task();
+  rp_mutex_lock(&fork_lock.mu);
+  while (fork_lock.writer || (fork_lock.writers_waiting != 0 && !in_task))
+    rp_cond_wait(&fork_lock.cv, &fork_lock.mu);
+  fork_lock.readers++;
+  rp_mutex_unlock(&fork_lock.mu);
   urcu_memb_register_thread();
   rp_memb_owned_depth = 1;
 }
 
 void rp_memb_unregister_after_section(void) {
   urcu_memb_unregister_thread();
-  pthread_rwlock_unlock(&fork_lock);
+  rp_mutex_lock(&fork_lock.mu);
+  if (--fork_lock.readers == 0 && fork_lock.writers_waiting != 0)
+    pthread_cond_broadcast(&fork_lock.cv);
+  rp_mutex_unlock(&fork_lock.mu);
 }
 
-void rp_memb_fork_prepare(void) { pthread_rwlock_wrlock(&fork_lock); }
+void rp_memb_fork_prepare(void) {
+  rp_mutex_lock(&fork_lock.mu);
+  fork_lock.writers_waiting++;
+  while (fork_lock.readers != 0 || fork_lock.writer)
+    rp_cond_wait(&fork_lock.cv, &fork_lock.mu);
+  fork_lock.writers_waiting--;
+  fork_lock.writer = true;
+  rp_mutex_unlock(&fork_lock.mu);
+}
 
-void rp_memb_fork_parent(void) { pthread_rwlock_unlock(&fork_lock); }
+void rp_memb_fork_parent(void) {
+  rp_mutex_lock(&fork_lock.mu);
+  fork_lock.writer = false;
+  pthread_cond_broadcast(&fork_lock.cv);
+  rp_mutex_unlock(&fork_lock.mu);
+}
 
 void rp_memb_fork_child(void) {
-  pthread_rwlock_t fresh = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
-  fork_lock = fresh; /* its holder was this thread; nobody else exists */
+  /* Nobody else exists: no reader, no waiter. */
+  pthread_mutex_init(&fork_lock.mu, NULL);
+  pthread_cond_init(&fork_lock.cv, NULL);
+  fork_lock.readers = 0;
+  fork_lock.writers_waiting = 0;
+  fork_lock.writer = false;
 }
 
 #endif

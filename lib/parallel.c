@@ -121,6 +121,7 @@ void rcupool_scope_enter(const rcupool_pin_t *pin) {
 void rcupool_scope_exit(void) {
   if (scope.depth == 0) {
     rp_log(RCUPOOL_LOG_WARN, "scope_exit: no scope entered; ignored");
+    rp_log_deliver();
     return;
   }
   scope.pins[--scope.depth] = NULL;
@@ -202,5 +203,6 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
     rp_dispatch(p->tp, p->threads, task, ctx, range, flags);
   dispatching = NULL;
   if (rp_pool_put_dispatch(p)) rp_reclaim_free_later(p);
+  rp_log_deliver(); /* what the tasks or a fork child's settle logged */
   return 0;
 }

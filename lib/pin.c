@@ -77,8 +77,7 @@ static inline bool rp_pin_fast_ok(const rcupool_t *m,
          rp_rcu_reader_ready();
 }
 
-__attribute__((noinline)) static int rp_pin_checked(rcupool_t *m,
-                                                    rcupool_pin_t *pin) {
+static int rp_pin_checked_body(rcupool_t *m, rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
   if (pin->pool_ != NULL) {
     rp_log(RCUPOOL_LOG_WARN, "pin: pin %p already holds a pool", (void *)pin);
@@ -86,6 +85,14 @@ __attribute__((noinline)) static int rp_pin_checked(rcupool_t *m,
   }
   rp_fork_settle(m); /* a fork child's first pin gets the real pool */
   return rp_pin_take(m, 0, pin);
+}
+
+/* The checked paths are where a pin can log: they deliver (LOG-1). */
+__attribute__((noinline)) static int rp_pin_checked(rcupool_t *m,
+                                                    rcupool_pin_t *pin) {
+  int err = rp_pin_checked_body(m, pin);
+  rp_log_deliver();
+  return err;
 }
 
 int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
@@ -129,33 +136,35 @@ static struct rp_pool *rp_sized_find_live(rcupool_t *m, size_t threads,
  * writer, then start the pool there. */
 __attribute__((noinline, cold)) static int rp_pin_sized_new(
     rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
-  pthread_mutex_lock(&m->writer);
-  pthread_mutex_lock(&m->lock);
+  rp_mutex_lock(&m->writer);
+  rp_mutex_lock(&m->lock);
   struct rp_pool *p = rp_sized_find_locked(m, threads);
   uint64_t gen = m->generation;
-  pthread_mutex_unlock(&m->lock);
+  rp_mutex_unlock(&m->lock);
   if (p == NULL) {
     int err = rp_pool_create(m, threads, &p);
     if (err != 0) {
-      pthread_mutex_unlock(&m->writer);
+      rp_mutex_unlock(&m->writer);
       rp_log(RCUPOOL_LOG_ERROR,
              "pin_sized: cannot start a pool of %zu threads (%d); nothing "
              "changed",
              threads, err);
+      rp_log_deliver();
       return err;
     }
-    pthread_mutex_lock(&m->lock);
+    rp_mutex_lock(&m->lock);
     rp_pools_add_locked(m, p);
     m->pools_created++;
     gen = m->generation;
-    pthread_mutex_unlock(&m->lock);
+    rp_mutex_unlock(&m->lock);
     rp_log(RCUPOOL_LOG_DEBUG,
            "manager %p: start pool %p (%zu threads) for a sized pin; never "
            "current",
            (void *)m, (void *)p, p->threads);
   }
-  pthread_mutex_unlock(&m->writer);
+  rp_mutex_unlock(&m->writer);
   rp_pin_fill(pin, m, p, gen);
+  rp_log_deliver();
   return 0;
 }
 
@@ -172,8 +181,8 @@ __attribute__((noinline)) static int rp_pin_sized_slow(rcupool_t *m,
   return 0;
 }
 
-__attribute__((noinline)) static int rp_pin_sized_checked(
-    rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
+static int rp_pin_sized_checked_body(rcupool_t *m, size_t threads,
+                                     rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
   if (threads > RCUPOOL_MAX_THREADS) {
     rp_log(RCUPOOL_LOG_ERROR, "pin_sized: %zu threads is above the maximum %d",
@@ -187,6 +196,13 @@ __attribute__((noinline)) static int rp_pin_sized_checked(
   }
   if (threads == 0) threads = rp_manager_default_threads(m);
   return rp_pin_take(m, threads, pin);
+}
+
+__attribute__((noinline)) static int rp_pin_sized_checked(
+    rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
+  int err = rp_pin_sized_checked_body(m, threads, pin);
+  rp_log_deliver();
+  return err;
 }
 
 int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
@@ -205,6 +221,7 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
 void rcupool_unpin(rcupool_pin_t *pin) {
   if (pin == NULL) {
     rp_log(RCUPOOL_LOG_WARN, "unpin: NULL pin ignored");
+    rp_log_deliver();
     return;
   }
   struct rp_pool *p = pin->pool_;
@@ -213,6 +230,7 @@ void rcupool_unpin(rcupool_pin_t *pin) {
            "unpin: pin %p is empty (never pinned or already released); "
            "ignored",
            (void *)pin);
+    rp_log_deliver();
     return;
   }
   pin->pool_ = NULL;

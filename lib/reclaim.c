@@ -40,17 +40,14 @@
  *   RECLAIM-7. phase (under rq.mu) is IDLE, GP (a batch is off the queue
  *       and its grace period has not ended: no callback of it has run) or
  *       CALLBACKS (the batch's callbacks run, then RECLAIM-9's grace period
- *       and frees). The thread moves GP -> CALLBACKS -> IDLE only under
- *       rq.mu, so a fork, whose prepare holds rq.mu, sees it frozen: the
- *       child queues a GP batch again. Prepare waits a CALLBACKS batch
- *       out before liburcu-bp's fork hook is taken (a callback may join
- *       worker threads whose exit needs liburcu-bp's registry lock); if
- *       that hook was already taken by someone else, it cannot wait, and
- *       the child queues again the items not yet started (rest) and the
- *       started one unless its callback committed its change (under its
- *       manager's lock, which prepare holds for the default manager), and
- *       queues the frees of the pools the batch stopped (RECLAIM-9) as
- *       items of their own.
+ *       and frees). The thread moves GP -> CALLBACKS only under rq.mu and
+ *       only while no fork is pending; fork's prepare first marks a fork
+ *       pending and waits out a CALLBACKS batch (which joins idle workers
+ *       and waits for a grace period: no user code), before it takes any
+ *       lock the application's threads could need. So a fork finds the
+ *       queue IDLE or in GP, never half-way through callbacks: the child
+ *       queues a GP batch again (its grace period never ended there) and
+ *       nothing of a batch ever runs twice or is lost.
  *   RECLAIM-8. A call that waits for the reclaim thread (barrier, destroy)
  *       first asks rp_reclaim_would_wait_for_self(), the one test of "it
  *       would wait for itself": inside a read-side section, inside a task
@@ -66,11 +63,22 @@
  *       all before the batch counts as done (so a barrier still returns
  *       only after the frees, RECLAIM-6). Only batches that unlinked a pool
  *       pay for it.
+ *   RECLAIM-10. A call that waits for the reclaim thread (barrier,
+ *       destroy) starts it first, before it changes anything; when it
+ *       cannot be started the call returns -EAGAIN (logged) and nothing
+ *       was changed. The thread, once started, never exits, so no wait
+ *       spins: each is a condition wait on progress.
+ *   RECLAIM-11. Every grace period the library waits for is
+ *       rp_reclaim_synchronize(), which holds gp_gate around it; fork's
+ *       prepare takes gp_gate, so no grace period of the library is in
+ *       flight at a fork (memb's grace-period lock has no fork hook, and a
+ *       child must never inherit gp_gate held by a thread it lacks).
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -78,50 +86,50 @@ enum { RP_IDLE = 0, RP_GP = 1, RP_CALLBACKS = 2 };
 
 static struct {
   pthread_mutex_t mu;
-  pthread_cond_t wake;  /* the thread waits for work */
+  pthread_cond_t wake;    /* the thread waits for work, or for a fork */
   pthread_cond_t done_cv; /* barriers and fork prepare wait for progress */
   struct rp_work *head;
   struct rp_work **tail;
-  struct rp_work *batch; /* in flight (phase GP or CALLBACKS) */
+  struct rp_work *batch; /* in flight (phase GP) */
   uint64_t queued;
   uint64_t done;
-  uint64_t batch_count;
-  /* Phase CALLBACKS: the items not yet started, and how many. Written by
-   * the thread before it starts each item; read only by a fork child. */
-  struct rp_work *rest;
-  uint64_t rest_count;
-  /* The item started last, and whether its callback already committed its
-   * change under its manager's lock (a fork child re-runs it if not). */
-  struct rp_work *started;
-  bool committed;
   /* RECLAIM-9: pools this batch unlinked and stopped, whose memory waits
-   * for one more grace period; linked through free_work.next. Written by
-   * the thread only, with atomic stores, so a fork child finds a whole
-   * list. */
+   * for one more grace period; linked through free_work.next. The
+   * thread's alone (a fork never sees phase CALLBACKS). */
   struct rp_work *unlinked;
   int phase;
   bool running;
-} rq = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-        PTHREAD_COND_INITIALIZER, NULL, NULL, NULL, 0, 0, 0, NULL, 0, NULL, false,
-        NULL, RP_IDLE, false};
+  /* RECLAIM-7: forks between their hold and their parent handler (glibc
+   * runs the handlers of forks on different threads concurrently: one
+   * fork's parent handler must not release another's hold). */
+  unsigned forks_pending;
+} rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
+        .wake = PTHREAD_COND_INITIALIZER,
+        .done_cv = PTHREAD_COND_INITIALIZER,
+        .phase = RP_IDLE};
 
-/* Called by a callback under its manager's lock, with its state change. */
-static void rp_reclaim_commit(void) {
-  __atomic_store_n(&rq.committed, true, __ATOMIC_RELEASE);
+static pthread_mutex_t gp_gate = PTHREAD_MUTEX_INITIALIZER; /* RECLAIM-11 */
+
+void rp_reclaim_synchronize(void) {
+  rp_mutex_lock(&gp_gate);
+  rp_synchronize_rcu();
+  rp_mutex_unlock(&gp_gate);
+  RP_TSAN_GP_ACQUIRE();
 }
 
 static __thread int on_reclaim_thread;
+
+bool rp_reclaim_on_thread(void) { return on_reclaim_thread != 0; }
 
 bool rp_reclaim_would_wait_for_self(void) {
   return rp_read_ongoing() || rp_in_task() || on_reclaim_thread != 0;
 }
 
-/* RECLAIM-9: frees the memory of the pools on `unlinked`, each taken off
- * the list before it is freed (a fork child never finds a freed one). */
+/* RECLAIM-9: frees the memory of the pools on `unlinked`. */
 static void rp_reclaim_free_unlinked(void) {
-  struct rp_work *w;
-  while ((w = __atomic_load_n(&rq.unlinked, __ATOMIC_RELAXED)) != NULL) {
-    __atomic_store_n(&rq.unlinked, w->next, __ATOMIC_RELAXED);
+  while (rq.unlinked != NULL) {
+    struct rp_work *w = rq.unlinked;
+    rq.unlinked = w->next;
     rp_pool_free(caa_container_of(w, struct rp_pool, free_work));
   }
 }
@@ -129,43 +137,35 @@ static void rp_reclaim_free_unlinked(void) {
 static void *rp_reclaim_main(void *unused) {
   (void)unused;
   on_reclaim_thread = 1;
-  pthread_mutex_lock(&rq.mu);
+  rp_mutex_lock(&rq.mu);
   for (;;) {
-    while (rq.head == NULL) pthread_cond_wait(&rq.wake, &rq.mu);
+    while (rq.head == NULL) rp_cond_wait(&rq.wake, &rq.mu);
     struct rp_work *batch = rq.head;
     uint64_t n = 0;
     for (struct rp_work *w = batch; w != NULL; w = w->next) n++;
     rq.head = NULL;
     rq.tail = &rq.head;
     rq.batch = batch;
-    rq.batch_count = n;
     rq.phase = RP_GP;
-    pthread_mutex_unlock(&rq.mu);
+    rp_mutex_unlock(&rq.mu);
 
-    rp_synchronize_rcu();
-    RP_TSAN_GP_ACQUIRE();
+    rp_reclaim_synchronize();
 
-    pthread_mutex_lock(&rq.mu);
+    rp_mutex_lock(&rq.mu);
+    while (rq.forks_pending != 0) rp_cond_wait(&rq.wake, &rq.mu); /* -7 */
     rq.phase = RP_CALLBACKS;
     rq.batch = NULL;
-    pthread_mutex_unlock(&rq.mu);
-    uint64_t left = n;
+    rp_mutex_unlock(&rq.mu);
     while (batch != NULL) {
       struct rp_work *w = batch;
       batch = w->next;
-      left--;
-      __atomic_store_n(&rq.rest_count, left, __ATOMIC_RELAXED);
-      __atomic_store_n(&rq.committed, false, __ATOMIC_RELAXED);
-      __atomic_store_n(&rq.started, w, __ATOMIC_RELAXED);
-      __atomic_store_n(&rq.rest, batch, __ATOMIC_RELEASE);
       w->fn(w);
     }
-    if (__atomic_load_n(&rq.unlinked, __ATOMIC_RELAXED) != NULL) {
-      rp_synchronize_rcu(); /* RECLAIM-9 */
-      RP_TSAN_GP_ACQUIRE();
+    if (rq.unlinked != NULL) {
+      rp_reclaim_synchronize(); /* RECLAIM-9 */
       rp_reclaim_free_unlinked();
     }
-    pthread_mutex_lock(&rq.mu);
+    rp_mutex_lock(&rq.mu);
     rq.done += n;
     rq.phase = RP_IDLE;
     pthread_cond_broadcast(&rq.done_cv);
@@ -181,7 +181,9 @@ static int rp_reclaim_start_locked(void) {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t t;
-  int err = pthread_create(&t, &attr, rp_reclaim_main, NULL);
+  int err = rp_fault(RP_FAULT_RECLAIM_THREAD)
+                ? EAGAIN
+                : pthread_create(&t, &attr, rp_reclaim_main, NULL);
   pthread_attr_destroy(&attr);
   if (err == 0) rq.running = true;
   return err;
@@ -190,14 +192,14 @@ static int rp_reclaim_start_locked(void) {
 static void rp_reclaim_push(struct rp_work *w, bool start) {
   RP_TSAN_GP_RELEASE();
   w->next = NULL;
-  pthread_mutex_lock(&rq.mu);
+  rp_mutex_lock(&rq.mu);
   if (rq.tail == NULL) rq.tail = &rq.head;
   *rq.tail = w;
   rq.tail = &w->next;
   rq.queued++;
   int err = start ? rp_reclaim_start_locked() : 0;
   if (start) pthread_cond_signal(&rq.wake);
-  pthread_mutex_unlock(&rq.mu);
+  rp_mutex_unlock(&rq.mu);
   if (err != 0)
     rp_log(RCUPOOL_LOG_ERROR,
            "reclaim: cannot start the reclaim thread (%d); frees wait for "
@@ -211,11 +213,12 @@ static void rp_reclaim_push(struct rp_work *w, bool start) {
  * the thread has already read. */
 static void rp_free_unlinked(rcupool_t *m, struct rp_pool *p,
                              const char *why) {
-  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: free pool %p (%zu threads): %s",
-         (void *)m, (void *)p, p->threads, why);
+  rp_log(RCUPOOL_LOG_DEBUG,
+         "manager %p: free pool %p (%zu threads) on thread %ld: %s", (void *)m,
+         (void *)p, p->threads, (long)syscall(SYS_gettid), why);
   rp_pool_stop(p);
-  p->free_work.next = __atomic_load_n(&rq.unlinked, __ATOMIC_RELAXED);
-  __atomic_store_n(&rq.unlinked, &p->free_work, __ATOMIC_RELAXED);
+  p->free_work.next = rq.unlinked;
+  rq.unlinked = &p->free_work;
 }
 
 static void rp_retire_cb(struct rp_work *w) {
@@ -225,8 +228,7 @@ static void rp_retire_cb(struct rp_work *w) {
   rcupool_t *m = p->manager;
   rp_pool_check(p, "retire callback");
 
-  pthread_mutex_lock(&m->lock);
-  rp_reclaim_commit();
+  rp_mutex_lock(&m->lock);
   /* Counted while this callback's own reference is still pending. */
   size_t pins = rp_pool_pins_locked(p);
   p->retires_pending--;
@@ -241,7 +243,7 @@ static void rp_retire_cb(struct rp_work *w) {
     rp_pools_del_locked(p);
     m->pools_freed++;
   }
-  pthread_mutex_unlock(&m->lock);
+  rp_mutex_unlock(&m->lock);
   free(rec);
 
   if (last)
@@ -260,19 +262,11 @@ static void rp_free_cb(struct rp_work *w) {
   RP_TSAN_GP_ACQUIRE();
   struct rp_pool *p = caa_container_of(w, struct rp_pool, free_work);
   rcupool_t *m = p->manager;
-  pthread_mutex_lock(&m->lock);
-  rp_reclaim_commit();
+  rp_mutex_lock(&m->lock);
   rp_pools_del_locked(p);
   m->pools_freed++;
-  pthread_mutex_unlock(&m->lock);
+  rp_mutex_unlock(&m->lock);
   rp_free_unlinked(m, p, "last pin released");
-}
-
-/* A fork child's queue item for the memory of a pool unlinked and stopped
- * in the parent (RECLAIM-9, rp_reclaim_fork_child). */
-static void rp_free_memory_cb(struct rp_work *w) {
-  RP_TSAN_GP_ACQUIRE();
-  rp_pool_free(caa_container_of(w, struct rp_pool, free_work));
 }
 
 void rp_reclaim_free_later(struct rp_pool *p) {
@@ -296,7 +290,7 @@ void rp_reclaim_fork_child_adopt(struct rp_pool *p) {
 
 static bool rp_has_dying_pool(rcupool_t *m) {
   bool dying = false;
-  pthread_mutex_lock(&m->lock);
+  rp_mutex_lock(&m->lock);
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
     if (rp_pool_refs(p) == 0) {
@@ -304,124 +298,103 @@ static bool rp_has_dying_pool(rcupool_t *m) {
       break;
     }
   }
-  pthread_mutex_unlock(&m->lock);
+  rp_mutex_unlock(&m->lock);
   return dying;
 }
 
-/* Waits until every item queued before the call has run (RECLAIM-6). */
-static void rp_reclaim_wait_queued(void) {
-  pthread_mutex_lock(&rq.mu);
-  uint64_t ticket = rq.queued;
-  if (rq.done < ticket) {
-    int err = rp_reclaim_start_locked();
-    if (err != 0) {
-      pthread_mutex_unlock(&rq.mu);
-      rp_log(RCUPOOL_LOG_ERROR,
-             "barrier: cannot start the reclaim thread (%d); retrying", err);
-      pthread_mutex_lock(&rq.mu);
-    }
-    pthread_cond_signal(&rq.wake);
-  }
-  while (rq.done < ticket) {
-    if (!rq.running && rp_reclaim_start_locked() == 0)
-      pthread_cond_signal(&rq.wake);
-    if (rq.running) {
-      pthread_cond_wait(&rq.done_cv, &rq.mu);
-    } else {
-      pthread_mutex_unlock(&rq.mu);
-      sched_yield();
-      pthread_mutex_lock(&rq.mu);
-    }
-  }
-  pthread_mutex_unlock(&rq.mu);
+int rp_reclaim_ensure_thread(void) {
+  rp_mutex_lock(&rq.mu);
+  int err = rp_reclaim_start_locked();
+  rp_mutex_unlock(&rq.mu);
+  return err != 0 ? -EAGAIN : 0;
 }
 
-void rp_reclaim_drain(rcupool_t *m) {
+/* Waits until every item queued before the call has run (RECLAIM-6), or
+ * returns -EAGAIN when the thread is absent and cannot be started
+ * (RECLAIM-10). */
+static int rp_reclaim_wait_queued(void) {
+  int err = 0;
+  rp_mutex_lock(&rq.mu);
+  uint64_t ticket = rq.queued;
+  while (rq.done < ticket) {
+    if (rp_reclaim_start_locked() != 0) {
+      err = -EAGAIN;
+      break;
+    }
+    pthread_cond_signal(&rq.wake);
+    rp_cond_wait(&rq.done_cv, &rq.mu);
+  }
+  rp_mutex_unlock(&rq.mu);
+  return err;
+}
+
+int rp_reclaim_drain(rcupool_t *m) {
   /* Items queued before this call run within the first wait. A pool at
    * refs zero whose hand-over is still in flight on another thread is
    * queued shortly: wait for it too. */
+  int err;
   do {
-    rp_reclaim_wait_queued();
-  } while (m != NULL && rp_has_dying_pool(m));
+    err = rp_reclaim_wait_queued();
+  } while (err == 0 && m != NULL && rp_has_dying_pool(m));
+  return err;
 }
 
 int rcupool_barrier(rcupool_t *m) {
   if (m == NULL) return -EINVAL;
+  int err = 0;
   if (rp_reclaim_would_wait_for_self()) {
     rp_log(RCUPOOL_LOG_ERROR,
            "barrier: called inside a read-side section, a task or on the "
            "reclaim thread; it would wait for itself");
-    return -EDEADLK;
+    err = -EDEADLK;
+  } else if ((err = rp_reclaim_drain(m)) != 0) {
+    rp_log(RCUPOOL_LOG_ERROR,
+           "barrier: cannot start the reclaim thread; frees wait (%d)", err);
   }
-  rp_reclaim_drain(m);
-  return 0;
+  rp_log_deliver();
+  return err;
 }
 
 /* --- fork (called by lib/fork.c's handlers only) ------------------------- */
 
-void rp_reclaim_fork_wait(bool wait_gp) {
-  pthread_mutex_lock(&rq.mu);
-  while (rq.phase == RP_CALLBACKS || (wait_gp && rq.phase != RP_IDLE))
-    pthread_cond_wait(&rq.done_cv, &rq.mu);
-  pthread_mutex_unlock(&rq.mu);
+void rp_reclaim_fork_hold(void) {
+  rp_mutex_lock(&rq.mu);
+  rq.forks_pending++;
+  while (rq.phase == RP_CALLBACKS) rp_cond_wait(&rq.done_cv, &rq.mu);
+  rp_mutex_unlock(&rq.mu);
 }
 
-void rp_reclaim_fork_prepare(void) { pthread_mutex_lock(&rq.mu); }
+void rp_reclaim_fork_gate_prepare(void) { rp_mutex_lock(&gp_gate); }
+void rp_reclaim_fork_gate_parent(void) { rp_mutex_unlock(&gp_gate); }
+void rp_reclaim_fork_gate_child(void) { rp_mutex_unlock(&gp_gate); }
 
-void rp_reclaim_fork_parent(void) { pthread_mutex_unlock(&rq.mu); }
+void rp_reclaim_fork_prepare(void) { rp_mutex_lock(&rq.mu); }
 
-/* Child handler: puts the chain `first` (linked by next, non-empty) in
- * front of the queue. */
-static void rp_reclaim_requeue_first(struct rp_work *first) {
-  struct rp_work *last = first;
-  while (last->next != NULL) last = last->next;
-  last->next = rq.head;
-  if (rq.head == NULL) rq.tail = &last->next;
-  rq.head = first;
+void rp_reclaim_fork_parent(void) {
+  if (--rq.forks_pending == 0) pthread_cond_broadcast(&rq.wake);
+  rp_mutex_unlock(&rq.mu);
 }
 
 void rp_reclaim_fork_child(void) {
   /* The thread and every waiter are gone; rq.mu was taken by this thread
-   * in prepare and is released at the end. */
+   * in prepare and is released at the end. RECLAIM-7: the phase is IDLE
+   * or GP. */
+  if (rq.phase == RP_CALLBACKS || rq.unlinked != NULL)
+    rp_die("fork: reclaim batch caught in its callbacks (phase %d)", rq.phase);
   pthread_cond_init(&rq.wake, NULL);
   pthread_cond_init(&rq.done_cv, NULL);
   rq.running = false;
+  rq.forks_pending = 0; /* other threads' forks do not exist here */
   if (rq.phase == RP_GP && rq.batch != NULL) {
     /* Its grace period never ended in the parent's view of this child:
      * run it again, first (its items were counted in `queued` already). */
-    rp_reclaim_requeue_first(rq.batch);
-  }
-  if (rq.phase == RP_CALLBACKS) {
-    /* The thread was running this batch (prepare could not wait for it:
-     * liburcu-bp's locks were already held, FORK-3). The item it had
-     * started counts as done (its pool, if it was freeing one, stays
-     * allocated in the child); the items not started run again. */
-    struct rp_work *rest = rq.rest;
-    uint64_t rest_count = rq.rest_count;
-    if (!rq.committed && rq.started != NULL) {
-      /* Started but not committed (prepare holds the default manager's
-       * lock, so it cannot be half-way through its locked part): run it
-       * again. */
-      rq.started->next = rest;
-      rest = rq.started;
-      rest_count++;
-    }
-    rq.done += rq.batch_count - rest_count;
-    if (rest != NULL) rp_reclaim_requeue_first(rest);
-  }
-  /* Pools the batch stopped whose memory was waiting for its extra grace
-   * period: queued first, as items of their own. */
-  if (rq.unlinked != NULL) {
-    for (struct rp_work *w = rq.unlinked; w != NULL; w = w->next) {
-      w->fn = rp_free_memory_cb;
-      rq.queued++;
-    }
-    rp_reclaim_requeue_first(rq.unlinked);
-    rq.unlinked = NULL;
+    struct rp_work *last = rq.batch;
+    while (last->next != NULL) last = last->next;
+    last->next = rq.head;
+    if (rq.head == NULL) rq.tail = &last->next;
+    rq.head = rq.batch;
   }
   rq.batch = NULL;
-  rq.rest = NULL;
-  rq.started = NULL;
   rq.phase = RP_IDLE;
-  pthread_mutex_unlock(&rq.mu);
+  rp_mutex_unlock(&rq.mu);
 }

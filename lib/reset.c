@@ -57,11 +57,11 @@ static bool rp_reset_settled_locked(rcupool_t *m) {
  * fork_stale (RESET-5). */
 static void rp_reset_failed(rcupool_t *m, bool settling) {
   if (settling) {
-    pthread_mutex_lock(&m->lock);
+    rp_mutex_lock(&m->lock);
     rp_reset_settled_locked(m);
-    pthread_mutex_unlock(&m->lock);
+    rp_mutex_unlock(&m->lock);
   }
-  pthread_mutex_unlock(&m->writer);
+  rp_mutex_unlock(&m->writer);
 }
 
 /* rcupool_reset() to `threads` (already resolved, non-zero), entered with
@@ -75,12 +75,12 @@ static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
      * the settled pool, and reports its own size from now on (until now
      * current_threads held the size to settle at). */
     if (__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE)) {
-      pthread_mutex_lock(&m->lock);
+      rp_mutex_lock(&m->lock);
       __atomic_store_n(&m->current_threads, threads, __ATOMIC_RELAXED);
       rp_reset_settled_locked(m);
-      pthread_mutex_unlock(&m->lock);
+      rp_mutex_unlock(&m->lock);
     }
-    pthread_mutex_unlock(&m->writer);
+    rp_mutex_unlock(&m->writer);
     return 0;
   }
 
@@ -95,14 +95,14 @@ static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
   /* A reuse is found and published within one hold of m->lock (RESET-4),
    * so the pool's new current reference and its new state appear
    * together. */
-  pthread_mutex_lock(&m->lock);
+  rp_mutex_lock(&m->lock);
   struct rp_pool *next = rp_find_reusable_locked(m, threads);
   bool reused = next != NULL;
   bool was_never_current = reused && next->generation == 0;
   if (reused) {
     m->reuses++;
   } else {
-    pthread_mutex_unlock(&m->lock);
+    rp_mutex_unlock(&m->lock);
     /* Slow (threads start): no m->lock held, so stats, pins and the reclaim
      * thread carry on meanwhile. */
     int err = rp_pool_create(m, threads, &next);
@@ -115,18 +115,18 @@ static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
              threads, err, (void *)old, old->threads);
       return err;
     }
-    pthread_mutex_lock(&m->lock);
+    rp_mutex_lock(&m->lock);
   }
   uint64_t gen = rp_manager_publish_locked(m, next, !reused, next->threads);
   old->retires_pending++;
   rec->pool = old;
   rp_reset_settled_locked(m);
   const size_t old_threads = old->threads, next_threads = next->threads;
-  pthread_mutex_unlock(&m->lock);
+  rp_mutex_unlock(&m->lock);
 
   rp_reclaim_retire(rec);
-  pthread_mutex_unlock(&m->writer);
-  /* Logged with no lock held (LOG-3 in log.c); the pointers are only
+  rp_mutex_unlock(&m->writer);
+  /* Logged after the locks are released; the pointers are only
    * printed. */
   rp_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",
          (void *)m,
@@ -137,7 +137,7 @@ static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
   return 0;
 }
 
-int rcupool_reset(rcupool_t *m, size_t threads) {
+static int rp_reset(rcupool_t *m, size_t threads) {
   if (m == NULL) return -EINVAL;
   if (threads > RCUPOOL_MAX_THREADS) {
     rp_log(RCUPOOL_LOG_ERROR, "reset: %zu threads is above the maximum %d",
@@ -146,14 +146,20 @@ int rcupool_reset(rcupool_t *m, size_t threads) {
   }
   /* Read before the writer lock: it may read files. */
   if (threads == 0) threads = rp_manager_default_threads(m);
-  pthread_mutex_lock(&m->writer);
+  rp_mutex_lock(&m->writer);
   return rp_reset_writer_held(m, threads, false);
 }
 
+int rcupool_reset(rcupool_t *m, size_t threads) {
+  int err = rp_reset(m, threads);
+  rp_log_deliver();
+  return err;
+}
+
 void rp_reset_settle_fork(rcupool_t *m) {
-  pthread_mutex_lock(&m->writer);
+  rp_mutex_lock(&m->writer);
   if (!__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE)) {
-    pthread_mutex_unlock(&m->writer); /* settled meanwhile */
+    rp_mutex_unlock(&m->writer); /* settled meanwhile */
     return;
   }
   /* While stale, current_threads holds the size to settle at (FORK-4). */

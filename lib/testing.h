@@ -21,6 +21,7 @@ extern "C" {
 /* Mirrors enum rp_fault_site of internal.h. */
 #define RP_FAULT_SITE_ALLOC 0
 #define RP_FAULT_SITE_POOL_CREATE 1
+#define RP_FAULT_SITE_RECLAIM_THREAD 2 /* the reclaim thread's pthread_create */
 
 /* Returns true to make the library call at `site` fail. */
 typedef bool (*rp_fault_hook_fn)(void *ctx, int site);

@@ -2,6 +2,8 @@
 // the current pool; one pool per thread count, current or not.
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -285,8 +287,11 @@ void FreeWitnessHook(void *ctx, rcupool_log_level_t, const char *message) {
   auto *w = static_cast<FreeWitness *>(ctx);
   if (std::string(message).find("free pool") != std::string::npos &&
       std::string(message).find("last pin released") != std::string::npos) {
+    // The record names the thread that freed the pool (the hook itself
+    // runs on an application thread).
+    const char *on = strstr(message, "on thread ");
     std::lock_guard<std::mutex> g(w->mu);
-    w->free_tid = Tid();
+    if (on != nullptr) w->free_tid = static_cast<pid_t>(atol(on + 10));
   }
 }
 struct UnpinCtx {

@@ -114,10 +114,12 @@ RCUPOOL_API int rcupool_create(const rcupool_options_t *opts, rcupool_t **out);
  *   -EPERM    m is the process-wide manager of rcupool_default();
  *   -EDEADLK  called where it would wait for itself: inside a read-side
  *             section, inside a task of rcupool_parallelize_1d() (of any
- *             manager), on any worker thread of an rcupool pool (whatever
- *             it runs), or on the reclaim thread (a log hook it calls).
- *             Not detected: a task that pthreadpool runs on the very thread
- *             that called pthreadpool_parallelize_*() directly on a pool.
+ *             manager), or on any worker thread of an rcupool pool
+ *             (whatever it runs). Not detected: a task that pthreadpool
+ *             runs on the very thread that called
+ *             pthreadpool_parallelize_*() directly on a pool;
+ *   -EAGAIN   the library's reclaim thread is not running and cannot be
+ *             started (a thread limit): nothing was changed; retry later.
  * Threads: any thread but those above. Blocks: yes (grace periods and the
  * joins of worker threads).
  */
@@ -189,12 +191,16 @@ RCUPOOL_API uint64_t rcupool_generation(rcupool_t *m);
  *
  * Returns 0, or -EINVAL (m NULL), or -EDEADLK where it would wait for
  * itself: inside a read-side section, inside a task of
- * rcupool_parallelize_1d() (of any manager), on any worker thread of an
- * rcupool pool (whatever it runs), or on the reclaim thread (a log hook it
- * calls). Not detected, as for rcupool_destroy(): a task pthreadpool runs
- * on the thread that called pthreadpool_parallelize_*() directly.
- * Threads: any thread but those above. Blocks: yes (one grace period of
- * the library's reclaim thread, which is woken at once, plus the frees).
+ * rcupool_parallelize_1d() (of any manager), or on any worker thread of an
+ * rcupool pool (whatever it runs). Not detected, as for rcupool_destroy():
+ * a task pthreadpool runs on the thread that called
+ * pthreadpool_parallelize_*() directly. -EAGAIN when the library's reclaim
+ * thread is not running and cannot be started (a thread limit): it returns
+ * at once (logged) instead of waiting; the frees wait for a later call.
+ * Threads: any thread but those above. Blocks: yes (until the reclaim
+ * thread has run every item queued before the call: a grace period, and
+ * for a batch that frees a pool a second one and the joins of its
+ * workers; while the thread runs, never a busy wait).
  */
 RCUPOOL_API int rcupool_barrier(rcupool_t *m);
 
@@ -435,6 +441,8 @@ typedef struct rcupool_stats {
   size_t pools_never_current; /* alive, pinned, never current: started by
                                  rcupool_pin_sized() (widths in use besides
                                  the current one and the kept ones) */
+  uint64_t log_dropped;  /* process-wide: log records lost to a full queue
+                            (the hook is told how many at its next call) */
 } rcupool_stats_t;
 
 /*
@@ -452,30 +460,93 @@ typedef enum rcupool_log_level {
   RCUPOOL_LOG_ERROR = 3,
 } rcupool_log_level_t;
 
-/* A log hook. message is valid only during the call. The hook may be called
- * from any thread, including the reclaim thread, and concurrently; it is
- * never called with an rcupool lock held nor from a fork handler, so it may
- * call any rcupool function except rcupool_set_log() (rcupool_barrier()
- * returns -EDEADLK on the reclaim thread). */
+/*
+ * The log. The library never runs a hook on a thread of its own, under a
+ * lock of its own or while a fork handler waits: it formats each record
+ * into a bounded queue (never blocking the thread that logs) and hands the
+ * queued records to the hook at the end of a public call made by an
+ * application thread that holds no rcupool lock and is not inside a
+ * read-side section or a parallel task. Records made elsewhere (the
+ * reclaim thread, pool workers) reach the hook at the next such call, or
+ * at rcupool_log_deliver(). A record that finds the queue full is dropped
+ * and counted (rcupool_stats_t.log_dropped); the hook's next call is a
+ * warning that says how many.
+ */
+#define RCUPOOL_LOG_MESSAGE_MAX 256
+
+/*
+ * A log hook. message is valid only during the call. It runs on an
+ * application thread that called into rcupool (never on the reclaim thread
+ * or a pool worker), possibly on several threads at once, with no rcupool
+ * lock held and no fork handler waiting for it. So it may call any rcupool
+ * function (rcupool_set_log() included: see there), take the application's
+ * own locks, and fork. What it logs itself is delivered by a later call.
+ */
 typedef void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level,
                                const char *message);
 
 /*
  * Installs the process-wide log hook; NULL restores the default, which
- * writes warnings and errors to stderr. Every state change of every manager
- * is logged at debug level, "kept because pinned" at info level. When this
- * returns, the previous hook is no longer running and will not be called
- * again, so its ctx may be freed. Threads: any but a log hook. Blocks: until
- * running hook calls return.
+ * writes warnings and errors to stderr at once, from the thread that logs,
+ * and queues nothing. Every state change of every manager is logged at
+ * debug level, "kept because pinned" at info level. When this returns, no
+ * call of a previous hook is running on another thread and none will
+ * start, so its ctx may be freed (a call on the calling thread itself,
+ * when a hook installs another, is the caller's to finish).
+ * Threads: any, a hook included. Blocks: until calls of the previous hook
+ * on other threads return; do not call it while holding a lock your hook
+ * takes.
  */
 RCUPOOL_API void rcupool_set_log(rcupool_log_fn fn, void *ctx);
 
 /*
- * Formats a message (printf-style, truncated to 255 bytes) and passes it to
- * the process-wide log hook, so that components built on rcupool (its
- * XNNPACK backend, a runtime's extensions) log where rcupool logs. A level
- * outside the enum is treated as RCUPOOL_LOG_ERROR.
- * Threads: any but a log hook. Never blocks for long.
+ * Records below `min` are not queued (nor written by the default sink).
+ * Default: RCUPOOL_LOG_DEBUG, every record.
+ * Threads: any. Never blocks.
+ */
+RCUPOOL_API void rcupool_set_log_level(rcupool_log_level_t min);
+
+/*
+ * Hands the queued records to the hook now, on the calling thread, if the
+ * thread may run the hook (see the log's rule above; otherwise it does
+ * nothing). For an application that wants the records of the reclaim
+ * thread without waiting for its next rcupool call.
+ * Threads: any. Blocks: while the hook runs.
+ */
+RCUPOOL_API void rcupool_log_deliver(void);
+
+/* One log record, as rcupool_log_take() returns it. */
+typedef struct rcupool_log_record {
+  rcupool_log_level_t level;
+  char message[RCUPOOL_LOG_MESSAGE_MAX]; /* NUL-terminated */
+} rcupool_log_record_t;
+
+/*
+ * Pull mode: stops delivery to any hook; records stay queued until
+ * rcupool_log_take() takes them (an embedding that forwards records to its
+ * own logging, such as the Python package, pulls them on its own threads).
+ * rcupool_set_log() ends pull mode. Waits for running hook calls as
+ * rcupool_set_log() does.
+ * Threads: any. Blocks: as rcupool_set_log().
+ */
+RCUPOOL_API void rcupool_log_hold(void);
+
+/*
+ * Moves the oldest queued record to *out. A pending count of dropped
+ * records comes first, as a warning of its own.
+ * Returns 1 when a record was taken, 0 when none is queued, -EINVAL when
+ * out is NULL. Threads: any. Never blocks for long (a short internal lock).
+ */
+RCUPOOL_API int rcupool_log_take(rcupool_log_record_t *out);
+
+/*
+ * Formats a message (printf-style, truncated to RCUPOOL_LOG_MESSAGE_MAX - 1
+ * bytes) and queues it like the library's own records, so that components
+ * built on rcupool (its XNNPACK backend, a runtime's extensions) log where
+ * rcupool logs; then delivers what is queued if the calling thread may run
+ * the hook. A level outside the enum is treated as RCUPOOL_LOG_ERROR.
+ * Threads: any, a hook and a parallel task included. Blocks: while the
+ * hook runs (never when called from a hook, a task or a section).
  */
 RCUPOOL_API void rcupool_log(rcupool_log_level_t level, const char *fmt, ...)
     RCUPOOL_PRINTF(2, 3);

@@ -90,6 +90,7 @@ void LogRecorder::Hook(void *ctx, rcupool_log_level_t level,
 
 size_t LogRecorder::Count(rcupool_log_level_t level,
                           const std::string &needle) const {
+  rcupool_log_deliver();  // what other threads queued since our last call
   std::lock_guard<std::mutex> g(mu_);
   size_t n = 0;
   for (const auto &l : lines_)
@@ -98,6 +99,7 @@ size_t LogRecorder::Count(rcupool_log_level_t level,
 }
 
 std::vector<std::string> LogRecorder::All() const {
+  rcupool_log_deliver();
   std::lock_guard<std::mutex> g(mu_);
   std::vector<std::string> out;
   for (const auto &l : lines_) out.push_back(l.second);

@@ -32,6 +32,9 @@ struct ThreadIds {
 void RecordThread(void *arg, size_t);
 
 // Records every log message while alive; restores the default hook after.
+// Count() and All() first deliver what is queued (records of the reclaim
+// thread and of pool workers reach a hook at an application thread's
+// next call).
 class LogRecorder {
  public:
   LogRecorder();
@@ -45,8 +48,8 @@ class LogRecorder {
   std::vector<std::pair<rcupool_log_level_t, std::string>> lines_;
 };
 
-// The process's OS threads once m's library threads exist (liburcu's
-// call_rcu thread starts at the first retire) and m is reset to a 1-thread
+// The process's OS threads once m's library threads exist (rcupool's
+// reclaim thread starts at the first retire) and m is reset to a 1-thread
 // pool, which has no worker: a baseline to which only m's current pool adds
 // (its threads - 1 workers). Leaves m at 1 thread.
 size_t ThreadBaselineAtOneThread(rcupool_t *m);
