@@ -9,8 +9,8 @@
 #   tools/wheel.sh --library PATH --xnnpack-library PATH OUTDIR
 #                             use libraries already built
 #   tools/wheel.sh --library PATH --xnnpack-library PATH --stage DIR
-#                             only lay the package out in DIR
-#                             (DIR/rcupool is importable)
+#                             only lay the package out in DIR, extension
+#                             module built (DIR/rcupool is importable)
 #
 # Install: /usr/bin/python3 -m venv V && V/bin/pip install --no-index OUTDIR/rcupool-*.whl
 # PYTHON names the interpreter (default /usr/bin/python3, Debian's 3.11).
@@ -59,9 +59,11 @@ done
 stage() {
   local dir=$1
   mkdir -p "$dir/rcupool/lib" "$dir/rcupool/include/rcupool"
-  cp "$root"/lib/python/rcupool/*.py "$root/lib/python/rcupool/py.typed" "$dir/rcupool/"
+  cp "$root"/lib/python/rcupool/*.py "$root"/lib/python/rcupool/*.pyi \
+    "$root"/lib/python/rcupool/*.c "$root/lib/python/rcupool/py.typed" \
+    "$dir/rcupool/"
   cp "$root/lib/python/setup.py" "$dir/"
-  cp "$root/include/rcupool/rcupool.h" "$root/include/rcupool/xnnpack.h" \
+  cp "$root"/include/rcupool/*.h "$root"/include/rcupool/*.hpp \
     "$dir/rcupool/include/rcupool/"
   cp -L "$library" "$dir/rcupool/lib/librcupool.so.0"
   cp -L "$xnnpack_library" "$dir/rcupool/lib/librcupool_xnnpack.so.0"
@@ -71,6 +73,10 @@ stage() {
 
 if [ -n "$stage_only" ]; then
   stage "$out"
+  # The extension module next to the sources, as the wheel installs it.
+  (cd "$out" && "$python" setup.py --quiet build_ext --inplace \
+    --build-temp "$out/build" >/dev/null)
+  rm -rf "$out/build"
   exit 0
 fi
 

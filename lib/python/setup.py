@@ -1,30 +1,37 @@
 """Builds the rcupool wheel from a staged tree (tools/wheel.sh stages it).
 
-The staged tree holds rcupool/*.py, rcupool/py.typed,
+The staged tree holds rcupool/*.py, rcupool/_scope.{c,pyi}, rcupool/py.typed,
 rcupool/lib/librcupool.so.0, the XNNPACK backend
 rcupool/lib/librcupool_xnnpack.so.0 (DT_NEEDED librcupool.so.0; loaded only
-by extensions that run XNNPACK) and rcupool/include/rcupool/{rcupool,xnnpack}.h. The package
-has no extension module of its own (it loads the library with ctypes), but
-the wheel carries a native library built for this platform and CPython, so
-the distribution says it has extension modules: the wheel is then tagged
-cp311-cp311-linux_x86_64 instead of py3-none-any.
+by extensions that run XNNPACK) and the public headers in
+rcupool/include/rcupool/. Most of the package loads the library with
+ctypes; the extension module rcupool._scope (the C half of
+rcupool.threads) is compiled here against Python.h (Debian: python3-dev)
+and the staged header, and linked to the staged librcupool.so.0 with a
+RUNPATH of $ORIGIN/lib, which is where the package carries it. The wheel
+is tagged cp311-cp311-linux_x86_64.
+
+Run from the staged tree: pip wheel (tools/wheel.sh), or
+`setup.py build_ext --inplace` (tools/wheel.sh --stage).
 """
 
 import os
 import re
 
-from setuptools import setup
-from setuptools.dist import Distribution
+from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-
-class BinaryDistribution(Distribution):
-    """A distribution whose wheel is platform- and interpreter-specific."""
-
-    def has_ext_modules(self):
-        return True
-
+SCOPE = Extension(
+    "rcupool._scope",
+    sources=["rcupool/_scope.c"],
+    include_dirs=["rcupool/include"],
+    library_dirs=["rcupool/lib"],
+    libraries=[":librcupool.so.0"],
+    extra_compile_args=["-std=gnu11", "-Wall", "-Wextra"],
+    # No shell runs the link: $ORIGIN reaches the linker as written.
+    extra_link_args=["-Wl,-rpath,$ORIGIN/lib", "-Wl,--enable-new-dtags"],
+)
 
 def version():
     """RCUPOOL_VERSION_{MAJOR,MINOR,PATCH} from the staged header."""
@@ -45,11 +52,13 @@ setup(
     package_data={
         "rcupool": [
             "py.typed",
+            "_scope.pyi",
             "lib/librcupool.so.0",
             "lib/librcupool_xnnpack.so.0",
             "include/rcupool/*.h",
+            "include/rcupool/*.hpp",
         ],
     },
+    ext_modules=[SCOPE],
     zip_safe=False,
-    distclass=BinaryDistribution,
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import json
 import os
 import re
 
@@ -150,3 +151,142 @@ def test_ctypes_structs_have_the_c_sizes(tmp_path):
     pin_size, stats_size = map(int, out.stdout.split())
     assert ctypes.sizeof(_native.PinStruct) == pin_size
     assert ctypes.sizeof(_native.StatsStruct) == stats_size
+
+
+def test_get_include_holds_every_public_header_of_this_checkout():
+    # rcupool.hpp (C++ extensions) and inline.h (the inlined read side)
+    # besides rcupool.h and xnnpack.h (issue 24).
+    names = sorted(os.listdir(os.path.join(ROOT, "include", "rcupool")))
+    assert {"rcupool.h", "rcupool.hpp", "inline.h", "xnnpack.h"} <= set(names)
+    for name in names:
+        with open(os.path.join(ROOT, "include", "rcupool", name)) as want, \
+                open(os.path.join(rcupool.get_include(), "rcupool", name)) as got:
+            assert got.read() == want.read(), name
+
+
+CPP_EXTENSION = r"""
+#include <rcupool/rcupool.hpp>
+
+#include <atomic>
+#include <cstdio>
+
+int main() {
+  rcupool::Manager m = rcupool::Manager::process();
+  if (!m) return 1;
+  std::atomic<std::size_t> sum{0};
+  int err = rcupool::parallelize_1d(m, [&](std::size_t i) { sum += i; }, 100);
+  rcupool::Pin pin;
+  int perr = rcupool::Pin::current(m, pin);
+  std::printf("%d %d %zu %zu\n", err, perr, sum.load(), pin.threads());
+  return 0;
+}
+"""
+
+
+def test_cpp_file_including_rcupool_hpp_builds_against_get_include(tmp_path):
+    from samples import run_cmd, runpath_to_library
+    src = tmp_path / "ext.cc"
+    src.write_text(CPP_EXTENSION)
+    exe = tmp_path / "ext"
+    run_cmd(["c++", "-std=c++17", "-Wall", "-Werror", "-fno-exceptions",
+             "-fno-rtti", "-I", rcupool.get_include(), str(src), "-o", str(exe),
+             "-L", rcupool.get_library_dir(), "-l:librcupool.so.0",
+             "-Wl,-rpath," + runpath_to_library(str(tmp_path)),
+             "-Wl,--enable-new-dtags", "-lpthreadpool", "-pthread"], check=True)
+    out = run_cmd([str(exe)], preload=True, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    err, perr, total, threads = map(int, out.stdout.split())
+    assert (err, perr, total) == (0, 0, sum(range(100)))
+    assert threads >= 1
+
+
+INLINE_READER = r"""
+#include <rcupool/inline.h>
+#include <stdio.h>
+
+int main(void) {
+  rcupool_t *m = rcupool_default();
+  rcupool_read_lock_inline();
+  pthreadpool_t tp = rcupool_current_inline(m);
+  size_t n = pthreadpool_get_threads_count(tp);
+  rcupool_read_unlock_inline();
+  printf("%zu %zu\n", n, rcupool_threads(m));
+  return 0;
+}
+"""
+
+
+def test_c_file_including_inline_h_builds_against_get_include_and_links_urcu_bp(tmp_path):
+    from samples import run_cmd, runpath_to_library
+    src = tmp_path / "reader.c"
+    src.write_text(INLINE_READER)
+    exe = tmp_path / "reader"
+    run_cmd(["cc", "-std=gnu11", "-Wall", "-Werror", "-I", rcupool.get_include(),
+             str(src), "-o", str(exe),
+             "-L", rcupool.get_library_dir(), "-l:librcupool.so.0",
+             "-Wl,-rpath," + runpath_to_library(str(tmp_path)),
+             "-Wl,--enable-new-dtags", "-lurcu-bp", "-lurcu-common",
+             "-lpthreadpool", "-pthread"], check=True)
+    out = run_cmd([str(exe)], preload=True, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    inline_threads, threads = map(int, out.stdout.split())
+    assert inline_threads == threads >= 1
+
+
+def c_reset_to_default() -> int:
+    """rcupool_reset(m, 0) through ctypes: the C way back to the default
+    count; returns the count it set."""
+    m = _native.lib.rcupool_default()
+    assert _native.lib.rcupool_reset(m, 0) == 0
+    return int(_native.lib.rcupool_threads(m))
+
+
+def test_reset_num_threads_sets_the_count_rcupool_reset_0_sets():
+    want = c_reset_to_default()
+    other = 1 if want != 1 else 2
+    rcupool.set_num_threads(other)
+    assert rcupool.reset_num_threads() == want
+    assert rcupool.get_num_threads() == want
+    assert rcupool.stats().threads == want
+
+
+RESET_WITH_ENV = """
+import json, rcupool
+from rcupool import _native
+rcupool.set_num_threads(1)
+got = rcupool.reset_num_threads()
+now = rcupool.get_num_threads()
+rcupool.set_num_threads(1)
+m = _native.lib.rcupool_default()
+err = _native.lib.rcupool_reset(m, 0)
+print(json.dumps([got, now, err, _native.lib.rcupool_threads(m)]))
+"""
+
+
+def test_reset_num_threads_reads_rcupool_num_threads_as_rcupool_reset_0_does(sample_dir):
+    from conftest import run_python
+    out = run_python(RESET_WITH_ENV, sample_dir, env={"RCUPOOL_NUM_THREADS": "3"})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [3, 3, 0, 3]
+
+
+def test_set_num_threads_0_stays_a_value_error_pointing_at_reset_num_threads():
+    with pytest.raises(ValueError, match="reset_num_threads"):
+        rcupool.set_num_threads(0)
+
+
+def header_version() -> str:
+    text = header_text()
+    return ".".join(re.search(rf"#define RCUPOOL_VERSION_{p} (\d+)", text).group(1)
+                    for p in ("MAJOR", "MINOR", "PATCH"))
+
+
+def test_version_is_the_loaded_librarys_and_the_headers():
+    import ctypes
+    assert rcupool.__version__ == header_version()
+    lib = ctypes.CDLL(os.path.join(rcupool.get_library_dir(), "librcupool.so.0"))
+    lib.rcupool_version.restype = ctypes.c_char_p
+    assert lib.rcupool_version().decode() == rcupool.__version__
+    major, minor, patch = map(int, rcupool.__version__.split("."))
+    assert lib.rcupool_version_number() == major * 10000 + minor * 100 + patch
+

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
 
 import rcupool
+import storm
+from conftest import run_python
 
 
 def test_threads_block_runs_extension_on_its_width_and_leaves_count(sample_parallel):
@@ -97,3 +100,119 @@ def test_threads_nested_deeper_than_16_raises_instead_of_aborting():
         for b in reversed(blocks):
             b.__exit__(None, None, None)
     assert rcupool.stats().pins == 0
+
+
+# A SIGINT every 50 us against threads() blocks (issue 24): an interrupt
+# that lands between the pin and the scope entry, or between the scope exit
+# and the unpin, leaked a pin and left the library's scope stack one deeper;
+# the 17th leak aborted the process ("scope_enter: nested deeper than 16").
+BLOCK_STORM = """
+import rcupool
+sender = start_storm(SECONDS)
+caught = blocks = i = 0
+while sender.poll() is None:
+    i += 1
+    try:
+        armed = True
+        with rcupool.threads(1 + i % 3):
+            blocks += 1
+        armed = False
+    except KeyboardInterrupt:
+        caught += 1
+sent = end_storm(sender)
+rcupool.barrier()
+pins = rcupool.stats().pins
+# The library's scope stack is empty again: 16 nested blocks open, the
+# 17th is refused with RuntimeError.
+open_ = [rcupool.threads(1) for _ in range(16)]
+for b in open_:
+    b.__enter__()
+try:
+    with rcupool.threads(1):
+        refused = False
+except RuntimeError:
+    refused = True
+for b in reversed(open_):
+    b.__exit__(None, None, None)
+print(json.dumps(dict(sent=sent, raised=raised, caught=caught, blocks=blocks,
+                      pins=pins, refused=refused,
+                      pins_after=rcupool.stats().pins)))
+"""
+
+
+def test_threads_blocks_under_sigint_every_50us_never_leak_a_pin_or_a_scope(sample_dir):
+    out = run_python(storm.script(BLOCK_STORM.replace("SECONDS", "3")),
+                     sample_dir, timeout=60)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    got = json.loads(out.stdout.splitlines()[-1])
+    print(got)
+    assert got["raised"] >= 100, got
+    assert got["blocks"] > 0, got
+    assert (got["pins"], got["refused"], got["pins_after"]) == (0, True, 0), got
+
+
+# importlib.reload(rcupool) inside open blocks (issue 24): the depth was
+# kept in the module, so a reload forgot the open blocks and the 17th
+# block aborted the process.
+RELOAD = """
+import importlib, json
+import rcupool
+open_ = [rcupool.threads(1) for _ in range(16)]
+for b in open_:
+    b.__enter__()
+importlib.reload(rcupool)
+try:
+    rcupool.threads(1).__enter__()
+    refused = False
+except RuntimeError:
+    refused = True
+for b in reversed(open_):
+    b.__exit__(None, None, None)
+with rcupool.threads(2) as t:
+    width = t.pool_threads
+print(json.dumps(dict(refused=refused, width=width, pins=rcupool.stats().pins)))
+"""
+
+
+def test_threads_after_reload_inside_16_open_blocks_refuses_the_17th(sample_dir):
+    out = run_python(RELOAD, sample_dir, timeout=60)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    got = json.loads(out.stdout.splitlines()[-1])
+    assert got == dict(refused=True, width=2, pins=0)
+
+
+def test_threads_left_on_another_thread_raises_and_keeps_the_pin():
+    block = rcupool.threads(2)
+    block.__enter__()
+    errors = []
+
+    def leave():
+        try:
+            block.__exit__(None, None, None)
+        except RuntimeError as e:
+            errors.append(e)
+
+    t = threading.Thread(target=leave)
+    t.start()
+    t.join()
+    assert len(errors) == 1 and "another thread" in str(errors[0])
+    assert rcupool.stats().pins == 1
+    assert block.pool_threads == 2
+    block.__exit__(None, None, None)
+    assert rcupool.stats().pins == 0
+    assert block.pool_threads == 0
+
+
+def test_threads_left_out_of_order_raises_and_keeps_both_blocks(sample_parallel):
+    outer, inner = rcupool.threads(3), rcupool.threads(1)
+    outer.__enter__()
+    inner.__enter__()
+    with pytest.raises(RuntimeError, match="out of order"):
+        outer.__exit__(None, None, None)
+    assert rcupool.stats().pins == 2
+    assert sample_parallel.run(1) == 1  # the inner block still wins
+    inner.__exit__(None, None, None)
+    assert sample_parallel.run(3) == 3
+    outer.__exit__(None, None, None)
+    assert rcupool.stats().pins == 0
+

@@ -1,8 +1,10 @@
 """The wheel (issue 13, must-show 8): tools/wheel.sh builds it offline, it
-installs into a fresh venv with pip --no-index, tests 1 and 3 pass against
-the installed package, exactly one shared object of the installed tree
-defines rcupool_default, its SONAME is librcupool.so.0, and the extensions
-built against the installed package find it through an $ORIGIN RUNPATH."""
+installs into a fresh venv with pip --no-index, tests 1 and 3 and the
+threads() tests pass against the installed package, exactly one shared
+object of the installed tree defines rcupool_default, its SONAME is
+librcupool.so.0, and the package's extension module (rcupool._scope) and
+the extensions built against the installed package find it through an
+$ORIGIN RUNPATH."""
 
 from __future__ import annotations
 
@@ -49,10 +51,16 @@ def test_wheel_installs_in_fresh_venv_and_runs_tests_1_and_3_with_one_definer(tm
                         os.path.basename(wheels[0]))
     names = zipfile.ZipFile(wheels[0]).namelist()
     for want in ("rcupool/__init__.py", "rcupool/py.typed",
+                 "rcupool/_scope.pyi",
+                 "rcupool/_scope.cpython-311-x86_64-linux-gnu.so",
                  "rcupool/lib/librcupool.so.0",
                  "rcupool/lib/librcupool_xnnpack.so.0",
-                 "rcupool/include/rcupool/rcupool.h"):
+                 "rcupool/include/rcupool/rcupool.h",
+                 "rcupool/include/rcupool/rcupool.hpp",
+                 "rcupool/include/rcupool/inline.h",
+                 "rcupool/include/rcupool/xnnpack.h"):
         assert want in names
+    assert "rcupool/_scope.c" not in names
 
     venv = tmp_path / "V"
     run([PYTHON, "-m", "venv", str(venv)], env=env)
@@ -62,13 +70,27 @@ def test_wheel_installs_in_fresh_venv_and_runs_tests_1_and_3_with_one_definer(tm
     installed_lib = os.path.join(site, "rcupool", "lib", "librcupool.so.0")
     assert os.path.isfile(installed_lib)
 
+    # The extension module of rcupool.threads needs the package's library
+    # through RUNPATH $ORIGIN/lib; the version is the library's and the
+    # wheel's.
+    scope = os.path.join(site, "rcupool", "_scope.cpython-311-x86_64-linux-gnu.so")
+    dyn = readelf_dynamic(scope)
+    assert "Shared library: [librcupool.so.0]" in dyn
+    assert "Library runpath: [$ORIGIN/lib]" in dyn
+    versions = run([str(venv / "bin" / "python"), "-c",
+                    "import importlib.metadata as m, rcupool;"
+                    "print(rcupool.__version__, m.version('rcupool'))"],
+                   cwd=str(tmp_path), env=env).split()
+    assert versions[0] == versions[1] == rcupool.__version__
+
     # Tests 1 and 3 from the installed package: a plain venv has no pytest,
     # so Debian's is appended to sys.path (after the venv's site-packages,
     # which therefore provides rcupool). The run starts outside the tree.
     basetemp = tmp_path / "inner"
     tests = [os.path.join(HERE, "test_xnnpack.py") +
              "::test_method_loaded_then_resets_to_16_4_and_20_alternating_outputs_match_reference",
-             os.path.join(HERE, "test_shared_pool.py")]
+             os.path.join(HERE, "test_shared_pool.py"),
+             os.path.join(HERE, "test_threads.py")]
     inner_env = dict(env)
     if "LD_PRELOAD" in os.environ:
         inner_env["LD_PRELOAD"] = os.environ["LD_PRELOAD"]  # as run_pytest.sh
@@ -88,6 +110,7 @@ def test_wheel_installs_in_fresh_venv_and_runs_tests_1_and_3_with_one_definer(tm
     # extensions built against it.
     exts = glob.glob(str(basetemp / "samples0" / "*.so"))
     assert len(exts) == 2
+    exts.append(scope)
     check = run_cmd(
         [os.path.join(ROOT, "tools", "check_one_definer"), str(venv),
          *exts], capture_output=True, text=True)

@@ -20,11 +20,9 @@ import dataclasses
 import numbers
 import operator
 import os
-import threading
-import types
-from typing import Any, Optional
+from typing import Any
 
-from . import _log, _native
+from . import _log, _native, _scope
 
 __all__ = [
     "MAX_THREADS",
@@ -33,10 +31,15 @@ __all__ = [
     "get_include",
     "get_library_dir",
     "get_num_threads",
+    "reset_num_threads",
     "set_num_threads",
     "stats",
     "threads",
 ]
+
+#: The version of the loaded librcupool.so.0, ``"MAJOR.MINOR.PATCH"``
+#: (``rcupool_version()``), which is also the wheel's version.
+__version__: str = _native.lib.rcupool_version().decode("ascii")
 
 #: The largest thread count :func:`set_num_threads` accepts
 #: (``RCUPOOL_MAX_THREADS``).
@@ -92,9 +95,10 @@ def _manager() -> int:
     return m
 
 
-def _thread_count(n: Any) -> int:
+def _thread_count(n: Any, zero_hint: str = "") -> int:
     """Validates a thread count: an int (or an object with ``__index__``,
-    bool excluded) in 1..MAX_THREADS.
+    bool excluded) in 1..MAX_THREADS. zero_hint is added to the message for
+    0.
 
     Raises ValueError for a bool, a non-integral number or a count out of
     range, TypeError for anything that is not a number.
@@ -110,7 +114,8 @@ def _thread_count(n: Any) -> int:
             f"thread count must be an int, not {type(n).__name__}")
     if value < 1 or value > MAX_THREADS:
         raise ValueError(
-            f"thread count must be in 1..{MAX_THREADS}, not {value}")
+            f"thread count must be in 1..{MAX_THREADS}, not {value}"
+            + (zero_hint if value == 0 else ""))
     return value
 
 
@@ -122,17 +127,44 @@ def set_num_threads(n: int) -> None:
     alive is reused. Blocks while a new pool's threads start.
 
     Raises:
-        ValueError: ``n`` is below 1, above :data:`MAX_THREADS`, a bool or a
-            non-integral number (``2.5``).
+        ValueError: ``n`` is below 1 (0 included: the default count is
+            :func:`reset_num_threads`), above :data:`MAX_THREADS`, a bool or
+            a non-integral number (``2.5``).
         TypeError: ``n`` is not a number (``"4"``, ``None``).
         OSError: the library failed (``errno`` says why, e.g. ``EAGAIN``
             when threads could not be started). The current pool is then
             unchanged.
     """
-    count = _thread_count(n)
+    count = _thread_count(
+        n, "; rcupool.reset_num_threads() goes back to the default count")
     err = _native.lib.rcupool_reset(_manager(), count)
     if err != 0:
         _raise_errno(err, f"rcupool_reset({count})")
+
+
+def reset_num_threads() -> int:
+    """Makes a pool of the default count current again, and returns that
+    count (as :func:`get_num_threads` right after: another thread's reset
+    may already have changed it).
+
+    The default count is the one the pool started with at import, read
+    again now, as ``rcupool_reset(m, 0)`` reads it: ``RCUPOOL_NUM_THREADS``
+    when it was set (read once per process), else the performance cores in
+    the calling thread's CPU affinity mask capped by the process's cgroup
+    CPU quota (README, "Default size"). Otherwise as
+    :func:`set_num_threads`: safe at any time, a live pool of that size is
+    reused, blocks while a new pool's threads start.
+
+    Raises:
+        OSError: the library failed (``errno`` says why); the current pool
+            is then unchanged.
+    """
+    m = _manager()
+    err = _native.lib.rcupool_reset(m, 0)
+    count = int(_native.lib.rcupool_threads(m))
+    if err != 0:
+        _raise_errno(err, "rcupool_reset(0)")
+    return count
 
 
 def get_num_threads() -> int:
@@ -164,10 +196,7 @@ def barrier() -> None:
         _raise_errno(err, "rcupool_barrier")
 
 
-_scope_depth = threading.local()  # .value: threads() blocks open on a thread
-
-
-class threads:
+class threads(_scope.Scope):
     """``with rcupool.threads(n):`` runs this thread's parallel work on an
     ``n``-thread pool for the block.
 
@@ -183,6 +212,11 @@ class threads:
     ``threads`` object may be entered again, also from other threads. A
     block must be left on the thread that entered it.
 
+    Entry and exit are each one call into C (``rcupool._scope``): an
+    interrupt (``KeyboardInterrupt``) never lands half way through either,
+    so a block is either open, and left by its ``with`` statement, or not
+    open at all.
+
     Raises:
         ValueError: ``n`` is not an integer in 1..MAX_THREADS (as
             :func:`set_num_threads`); raised by the constructor.
@@ -191,49 +225,14 @@ class threads:
             ``ENOMEM``); nothing is then pinned or entered.
         RuntimeError: on entry, blocks nested deeper than 16 on this
             thread; on exit, left on another thread than the one that
-            entered (the pin is then kept, so the pool stays valid).
+            entered, or before a block entered later on this thread (the
+            pin is then kept, so the pool stays valid).
     """
+
+    # __enter__, __exit__ and pool_threads are those of _scope.Scope.
 
     def __init__(self, n: int) -> None:
         self.n: int = _thread_count(n)
-        self._open = threading.local()  # .pins: this thread's open entries
-
-    def __enter__(self) -> "threads":
-        depth = getattr(_scope_depth, "value", 0)
-        if depth >= _native.SCOPE_MAX_DEPTH:
-            raise RuntimeError(
-                f"rcupool.threads blocks nested deeper than "
-                f"{_native.SCOPE_MAX_DEPTH} on one thread")
-        pin = _native.PinStruct()
-        err = _native.lib.rcupool_pin_sized(_manager(), self.n, ctypes.byref(pin))
-        if err != 0:
-            _raise_errno(err, f"rcupool_pin_sized({self.n})")
-        _native.lib.rcupool_scope_enter(ctypes.byref(pin))
-        _scope_depth.value = depth + 1
-        if not hasattr(self._open, "pins"):
-            self._open.pins = []
-        self._open.pins.append(pin)
-        return self
-
-    def __exit__(self, exc_type: Optional[type],
-                 exc: Optional[BaseException],
-                 tb: Optional[types.TracebackType]) -> None:
-        pins = getattr(self._open, "pins", None)
-        if not pins:
-            raise RuntimeError(
-                "rcupool.threads block left on another thread than the one "
-                "that entered it")
-        pin = pins.pop()
-        _native.lib.rcupool_scope_exit()
-        _scope_depth.value -= 1
-        _native.lib.rcupool_unpin(ctypes.byref(pin))
-
-    @property
-    def pool_threads(self) -> int:
-        """The thread count of this thread's innermost open block of this
-        object (``n``), 0 when none is open."""
-        pins = getattr(self._open, "pins", None)
-        return int(_native.lib.rcupool_pin_threads(ctypes.byref(pins[-1]))) if pins else 0
 
 
 def get_include() -> str:

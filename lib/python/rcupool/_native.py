@@ -67,6 +67,8 @@ def _proto(name: str, restype, *argtypes) -> None:
     fn.argtypes = list(argtypes)
 
 
+_proto("rcupool_version", ctypes.c_char_p)
+_proto("rcupool_version_number", ctypes.c_int)
 _proto("rcupool_default", ctypes.c_void_p)
 _proto("rcupool_reset", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
 _proto("rcupool_threads", ctypes.c_size_t, ctypes.c_void_p)
