@@ -66,11 +66,14 @@ case "$expect" in
       exit 1
     fi
     # One line per step of the counterexample (its first statement), lines
-    # of model.pml; the last steps lead to the violation.
+    # of model.pml; the last steps lead to the violation. Then where each
+    # process stands at the end ("stopped at"): for an invalid end state
+    # (a deadlock), the statements nothing can get past.
     echo "counterexample (last steps, one line each):"
     spin "${flags[@]}" -t -p model.pml 2>&1 |
       awk '/assertion violated/ { print; next }
-           /^ +[0-9]+:[ \t]+proc/ { if ($1 != last) { print; last = $1 } }' |
+           /^ *[0-9]+:[ \t]+proc/ && !/\[/ { print "stopped at: " $0; next }
+           /^ *[0-9]+:[ \t]+proc/ { if ($1 != last) { print; last = $1 } }' |
       cut -c1-160 | tail -30
     echo "PASS: spin reports the expected violation (${flags[*]:-})"
     ;;
