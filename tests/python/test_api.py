@@ -142,15 +142,18 @@ def test_ctypes_structs_have_the_c_sizes(tmp_path):
     src = tmp_path / "sizes.c"
     src.write_text(
         "#include <stdio.h>\n#include <rcupool/rcupool.h>\n"
-        "int main(void) { printf(\"%zu %zu\\n\", sizeof(rcupool_pin_t),"
-        " sizeof(rcupool_stats_t)); return 0; }\n")
+        "int main(void) { printf(\"%zu %zu %zu %d\\n\", sizeof(rcupool_pin_t),"
+        " sizeof(rcupool_stats_t), sizeof(rcupool_log_record_t),"
+        " RCUPOOL_LOG_MESSAGE_MAX); return 0; }\n")
     exe = tmp_path / "sizes"
     run_cmd(["cc", "-I", rcupool.get_include(), str(src), "-o", str(exe)],
             check=True)
     out = run_cmd([str(exe)], check=True, capture_output=True, text=True)
-    pin_size, stats_size = map(int, out.stdout.split())
+    pin_size, stats_size, record_size, message_max = map(int, out.stdout.split())
     assert ctypes.sizeof(_native.PinStruct) == pin_size
     assert ctypes.sizeof(_native.StatsStruct) == stats_size
+    assert ctypes.sizeof(_native.LogRecordStruct) == record_size
+    assert _native.LOG_MESSAGE_MAX == message_max
 
 
 def test_get_include_holds_every_public_header_of_this_checkout():

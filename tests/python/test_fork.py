@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
 
 import pytest
 
 import rcupool
-from conftest import skip_fork_under_tsan
+from conftest import (run_python, skip_fork_under_tsan,
+                      skip_fork_while_allocating_under_asan)
 
 pytestmark = skip_fork_under_tsan
 
@@ -71,3 +73,108 @@ def test_multiprocessing_fork_pool_children_set_counts_and_run_both_extensions(
         assert error < MAX_ERROR
     assert rcupool.get_num_threads() == 2
     assert sample_parallel.run(2) == 2
+
+
+def run_or_fail_on_hang(code: str, sample_dir: str, timeout: float):
+    try:
+        return run_python(code, sample_dir, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"hung for {timeout} s; stdout: {e.stdout!r}")
+
+
+# subprocess with user=, group= or extra_groups= forks in C (no vfork), with
+# the GIL held and without Python's at-fork handlers (issue 23). While
+# another thread kept the library logging, the parent hung: the reclaim
+# thread waited for the GIL inside the log hook, and the library's fork
+# prepare handler waited for the reclaim thread.
+SUBPROCESS_AS = """
+import logging, os, subprocess, sys, threading
+logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
+import rcupool, rcupool_sample_parallel as ext
+
+stop = False
+def churn(slot):
+    i = 0
+    while not stop:
+        i += 1
+        ext.load(slot)
+        rcupool.set_num_threads(1 + i % 3)
+        ext.unload(slot)
+threads = [threading.Thread(target=churn, args=(s,)) for s in range(2)]
+for t in threads: t.start()
+try:
+    for k in range(20):
+        out = subprocess.run(["/bin/sh", "-c", "exit 0"], KWARGS)
+        assert out.returncode == 0, out
+finally:
+    stop = True
+    for t in threads: t.join()
+print("runs ok", flush=True)
+"""
+
+AS_KWARGS = {
+    "user": "user=os.getuid()",
+    "group": "group=os.getgid()",
+    "extra_groups": "extra_groups=os.getgroups()",
+}
+
+
+PROBE_AS = """
+import os, subprocess
+subprocess.run(["/bin/sh", "-c", "exit 0"], KWARGS, check=True)
+"""
+
+
+@pytest.mark.parametrize("kwarg", sorted(AS_KWARGS))
+def test_subprocess_run_with_user_group_extra_groups_while_pool_churns_never_hangs(
+        sample_dir, kwarg):
+    # A sandbox's user namespace may refuse setgroups() (Bazel's does).
+    probe = run_python(PROBE_AS.replace("KWARGS", AS_KWARGS[kwarg]), sample_dir)
+    if "PermissionError" in probe.stderr:
+        pytest.skip(f"{kwarg}= is not permitted here")
+    out = run_or_fail_on_hang(SUBPROCESS_AS.replace("KWARGS", AS_KWARGS[kwarg]),
+                              sample_dir, timeout=60)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "runs ok" in out.stdout
+
+
+# multiprocessing with the fork start method while other threads keep
+# resetting the pool (issue 23).
+MP_FORK_CHURN = """
+import logging, multiprocessing, sys, threading
+logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
+import rcupool, rcupool_sample_parallel as ext
+
+def work(n):
+    rcupool.set_num_threads(n)
+    return ext.run(n)
+
+stop = False
+def churn():
+    i = 0
+    while not stop:
+        i += 1
+        rcupool.set_num_threads(1 + i % 3)
+t = threading.Thread(target=churn)
+t.start()
+try:
+    ctx = multiprocessing.get_context("fork")
+    for _ in range(3):
+        with ctx.Pool(2) as pool:
+            assert pool.map(work, [1, 2, 3, 4], chunksize=1) == [1, 2, 3, 4]
+        ps = [ctx.Process(target=work, args=(n,)) for n in (2, 3)]
+        for p in ps: p.start()
+        for p in ps: p.join()
+        assert [p.exitcode for p in ps] == [0, 0], [p.exitcode for p in ps]
+finally:
+    stop = True
+    t.join()
+print("children ok", flush=True)
+"""
+
+
+@skip_fork_while_allocating_under_asan
+def test_multiprocessing_fork_while_pool_churns_children_exit_0_parent_never_hangs(sample_dir):
+    out = run_or_fail_on_hang(MP_FORK_CHURN, sample_dir, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "children ok" in out.stdout

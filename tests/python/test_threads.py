@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 
 import pytest
@@ -144,9 +145,11 @@ def test_threads_blocks_under_sigint_every_50us_never_leak_a_pin_or_a_scope(samp
     out = run_python(storm.script(BLOCK_STORM.replace("SECONDS", "3")),
                      sample_dir, timeout=60)
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert "Exception ignored" not in out.stderr, out.stderr[-2000:]
     got = json.loads(out.stdout.splitlines()[-1])
     print(got)
     assert got["raised"] >= 100, got
+    assert got["caught"] == got["raised"], got
     assert got["blocks"] > 0, got
     assert (got["pins"], got["refused"], got["pins_after"]) == (0, True, 0), got
 
@@ -216,3 +219,36 @@ def test_threads_left_out_of_order_raises_and_keeps_both_blocks(sample_parallel)
     outer.__exit__(None, None, None)
     assert rcupool.stats().pins == 0
 
+
+class InterruptOnRecord(logging.Handler):
+    """Raises KeyboardInterrupt from the first record it sees, as a Ctrl-C
+    landing in the log drain would."""
+
+    def __init__(self):
+        super().__init__(level=logging.DEBUG)
+        self.fired = 0
+
+    def emit(self, record):
+        if not self.fired:
+            self.fired += 1
+            raise KeyboardInterrupt
+
+
+def test_threads_interrupt_in_the_drain_after_entry_leaves_nothing_open():
+    from rcupool import _scope
+    logger = logging.getLogger("rcupool")
+    old_level = logger.level
+    logger.setLevel(logging.DEBUG)
+    rcupool.barrier()  # nothing queued; pools of 5 threads gone
+    handler = InterruptOnRecord()
+    logger.addHandler(handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with rcupool.threads(5):  # starts a pool: records at debug
+                pytest.fail("the block ran")
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+    assert handler.fired == 1
+    assert _scope.depth() == 0
+    assert rcupool.stats().pins == 0

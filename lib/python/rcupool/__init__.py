@@ -7,7 +7,12 @@ shipped in this package (see :func:`get_include` and
 models loaded by extensions hold the previous pool: they keep it until they
 let go, and it is freed then.
 
-The library's log goes to the ``"rcupool"`` logger of :mod:`logging`.
+The library's log goes to the ``"rcupool"`` logger of :mod:`logging`. The
+library queues its records and never calls Python: every call of this
+package (``threads`` blocks included) ends by emitting the queued records on
+the calling thread, so what another thread or the library's reclaim thread
+logged appears at the next call. An exception raised meanwhile (Ctrl-C)
+reaches the caller.
 
 Every function may be called from any thread. Calls into the library
 release the GIL while they run.
@@ -64,6 +69,8 @@ class Stats:
         threads_alive: the sum of the thread counts of the pools alive.
         pools_never_current: pools alive that were started for a
             :func:`threads` block (a sized pin) and never made current.
+        log_dropped: log records the library lost to a full queue, process
+            wide (each loss is announced by a warning on the logger).
     """
 
     generation: int
@@ -78,6 +85,7 @@ class Stats:
     frees_pending: int
     threads_alive: int
     pools_never_current: int
+    log_dropped: int
 
 
 def _raise_errno(err: int, what: str) -> None:
@@ -137,7 +145,11 @@ def set_num_threads(n: int) -> None:
     """
     count = _thread_count(
         n, "; rcupool.reset_num_threads() goes back to the default count")
-    err = _native.lib.rcupool_reset(_manager(), count)
+    _log.sync_level()
+    try:
+        err = _native.lib.rcupool_reset(_manager(), count)
+    finally:
+        _log.drain()
     if err != 0:
         _raise_errno(err, f"rcupool_reset({count})")
 
@@ -159,9 +171,13 @@ def reset_num_threads() -> int:
         OSError: the library failed (``errno`` says why); the current pool
             is then unchanged.
     """
-    m = _manager()
-    err = _native.lib.rcupool_reset(m, 0)
-    count = int(_native.lib.rcupool_threads(m))
+    _log.sync_level()
+    try:
+        m = _manager()
+        err = _native.lib.rcupool_reset(m, 0)
+        count = int(_native.lib.rcupool_threads(m))
+    finally:
+        _log.drain()
     if err != 0:
         _raise_errno(err, "rcupool_reset(0)")
     return count
@@ -169,13 +185,19 @@ def reset_num_threads() -> int:
 
 def get_num_threads() -> int:
     """The current pool's thread count (may change as soon as it returns)."""
-    return int(_native.lib.rcupool_threads(_manager()))
+    try:
+        return int(_native.lib.rcupool_threads(_manager()))
+    finally:
+        _log.drain()
 
 
 def stats() -> Stats:
     """A snapshot of the process-wide manager's counters (see :class:`Stats`)."""
     raw = _native.StatsStruct()
-    err = _native.lib.rcupool_get_stats(_manager(), ctypes.byref(raw))
+    try:
+        err = _native.lib.rcupool_get_stats(_manager(), ctypes.byref(raw))
+    finally:
+        _log.drain()
     if err != 0:
         _raise_errno(err, "rcupool_get_stats")
     return Stats(**{name: int(getattr(raw, name))
@@ -191,7 +213,11 @@ def barrier() -> None:
     Raises:
         OSError: ``EDEADLK`` when called from inside a parallel task.
     """
-    err = _native.lib.rcupool_barrier(_manager())
+    _log.sync_level()
+    try:
+        err = _native.lib.rcupool_barrier(_manager())
+    finally:
+        _log.drain()
     if err != 0:
         _raise_errno(err, "rcupool_barrier")
 
@@ -254,6 +280,8 @@ def get_library_dir() -> str:
 
 
 _log.setup()
+# threads blocks drain the log in C, after entry and exit (_scope.c).
+_scope.set_drain(_log.drain)
 # The process-wide manager is made now, on the importing thread, rather than
 # by whichever thread first calls in: a fork() while another thread is half
 # way through creating it would leave the child blocked on the library's
@@ -261,3 +289,4 @@ _log.setup()
 # handlers take that lock on the fork branch). A failure here is not fatal:
 # the library logged it, and every call tries again.
 _native.lib.rcupool_default()
+_log.drain()

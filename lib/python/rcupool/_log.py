@@ -1,47 +1,70 @@
-"""The bridge from rcupool's log hook to the ``logging`` module (private).
+"""The library's log on the ``"rcupool"`` logger of :mod:`logging` (private).
 
-The library logs from whatever thread changes its state: the caller of a
-reset, pool threads, and liburcu's reclaim thread (a thread Python did not
-create). The hook installed here is a ctypes callback; ctypes takes the GIL
-(``PyGILState_Ensure``) around every call, so every record ends up on the
-``"rcupool"`` logger with these levels:
+The package pulls the records; the library never calls Python. At import,
+``rcupool_log_hold()`` puts the library's log in pull mode: each record
+(from any thread: callers, pool threads, liburcu's reclaim thread) waits
+in the library's bounded queue. :func:`drain` takes every queued record
+(``rcupool_log_take()``) and emits it on the ``"rcupool"`` logger, on the
+calling thread, with these levels:
 
     RCUPOOL_LOG_DEBUG -> logging.DEBUG     RCUPOOL_LOG_WARN  -> logging.WARNING
     RCUPOOL_LOG_INFO  -> logging.INFO      RCUPOOL_LOG_ERROR -> logging.ERROR
 
-A hook that needs the GIL can deadlock in two places, and both are handled:
+Every public call of the package ends with a drain (``__init__.py``; for
+``threads`` blocks, ``_scope.c``), so a record made on another thread
+reaches the logger at the next call of the package on any thread. The
+library's level follows the logger's effective level, read again at every
+:func:`sync_level` and :func:`drain`: records below it are not queued at
+all. A record the library finds no room for is counted
+(``Stats.log_dropped``) and announced by a warning at the next drain.
 
-PYLOG-1. Interpreter shutdown. A library thread that asks for the GIL once
-       finalisation has begun is never given it (CPython ends such a
-       thread), and after finalisation the callback's code is gone. An
-       ``atexit`` handler (run before finalisation, while the interpreter is
-       whole) removes the hook with ``rcupool_set_log(NULL)``, which returns
-       only once every running call of the hook has returned. ctypes
-       releases the GIL during that call, so a hook call waiting for the GIL
-       gets it and finishes. No call of the hook starts afterwards.
-PYLOG-2. fork. ``os.fork()`` holds the GIL across ``fork()``, and the
-       library's prepare handler waits for the reclaim thread to pause: if
-       that thread is inside the hook waiting for the GIL, neither moves. So
-       the hook is removed in an ``os.register_at_fork(before=...)``
-       handler (the same wait as PYLOG-1, GIL released) and installed again
-       after the fork, in the parent and in the child. What the library
-       logs during ``fork()`` itself goes to its default sink (warnings and
-       errors to stderr).
-PYLOG-3. A fork made by C code that bypasses Python's fork handlers leaves
-       the hook installed in a child whose other threads are gone (their
-       ``logging`` locks may be held for ever): the hook drops every record
-       in a process other than the one that installed it.
+Why no hook (what PYLOG-1..3 were). The package used to install a ctypes
+callback as the library's log hook. A hook that runs Python on the
+library's threads needs the GIL there, and that made three hazards,
+each handled by a handler of its own: interpreter exit (an ``atexit``
+handler removed the hook), ``os.fork()`` (the hook was removed around
+every fork, because the library's fork handler waited for a reclaim thread
+that waited for the GIL), and forks made by C code (the hook dropped
+records in a child). Two hazards had no fix: a fork made in C with the
+GIL held and without Python's fork handlers (``subprocess`` with
+``user=``, ``group=`` or ``extra_groups=``) hung on the same wait, and a
+``KeyboardInterrupt`` raised inside the callback was printed as
+"Exception ignored on calling ctypes callback function" and lost to the
+caller. Pulling has none of these, and needs no handler at exit or for
+the library's fork handling: the library never waits for Python,
+nothing runs on its threads, and a drain is ordinary Python code on the
+caller's thread, so an exception raised in it (an interrupt, a handler's
+error that logging lets through) reaches the caller of the package.
 
-Install and removal are serialised by ``_lock`` (never held while a record
-is emitted, so the hook cannot wait for it).
+One fork handler remains, for a hazard of CPython rather than of the
+library. A thread inside a write to ``sys.stderr`` holds the stream's
+buffer lock, and ``os.fork()`` does not reset that lock in the child: a
+child that writes to the stream waits for ever for a thread that does not
+exist there (cpython#72568). While the library called the hook, the
+package's fork handler happened to keep the hook's writes out of every
+fork; with records emitted by the threads that call the package, a thread
+resetting the pool while another forks left children hanging in their
+first log line (tests/python/test_log.py, the fork test, hung in Bazel's
+sandbox). So a drain emits while holding ``_emitting``, and ``os.fork()``
+takes it first (``os.register_at_fork``): no fork happens while a record
+of this package is being written. It is an RLock, so a handler that forks
+(on the draining thread) takes it again; drains on several threads take
+turns. Forks made in C without Python's fork handlers are not held up:
+their children run no Python (``subprocess`` execs at once). A logging
+handler of the ``"rcupool"`` logger must therefore not wait for a thread
+that is calling the package.
+
+An interrupt during a drain ends it: a record taken but not yet emitted
+then is lost, the rest stay queued for the next drain. Another library
+copy or an extension that calls ``rcupool_set_log()`` ends pull mode for
+the process (the library then delivers to that hook).
 """
 
 from __future__ import annotations
 
-import atexit
+import ctypes
 import logging
 import os
-import sys
 import threading
 
 from . import _native
@@ -55,88 +78,66 @@ _LEVELS = {
     3: logging.ERROR,
 }
 
-_lock = threading.Lock()
-_installed = False
-_pid = os.getpid()
-_finalizing = False
-_forks_running = 0  # os.fork() calls between their before and after handlers
+#: At most this many records a drain: other threads may keep logging while
+#: it runs, and a drain must end. (The library's queue holds 256.)
+_DRAIN_MAX = 512
+
+_c_level = -1  # the level last given to rcupool_set_log_level
+
+#: Held while a drain emits; os.fork() takes it first (see above). The
+#: handlers are the lock's own C methods: no Python frame, so no interrupt
+#: can land between a handler's start and its acquire or release.
+_emitting = threading.RLock()
+os.register_at_fork(before=_emitting.acquire,
+                    after_in_parent=_emitting.release,
+                    after_in_child=_emitting.release)
 
 
-def _emit(ctx, level, message) -> None:  # the ctypes callback's body
-    try:
-        if _finalizing or os.getpid() != _pid or sys.is_finalizing():
-            return  # PYLOG-1, PYLOG-3
-        py_level = _LEVELS.get(level, logging.ERROR)
-        if logger.isEnabledFor(py_level):
-            text = message.decode("utf-8", "replace") if message else ""
-            logger.log(py_level, "%s", text)
-    except BaseException:  # never raise into C
-        pass
+def _c_level_for(level: int) -> int:
+    """The library level whose records the logger at ``level`` emits."""
+    if level <= logging.DEBUG:
+        return 0
+    if level <= logging.INFO:
+        return 1
+    if level <= logging.WARNING:
+        return 2
+    return 3
 
 
-# Kept alive for the life of the process: the library holds its address.
-_callback = _native.LOG_FN(_emit)
+def sync_level() -> None:
+    """Gives the library the logger's effective level, if it changed.
+
+    Two threads racing here may leave an older level for a moment; the
+    next call sets it right.
+    """
+    global _c_level
+    want = _c_level_for(logger.getEffectiveLevel())
+    if want != _c_level:
+        _native.lib.rcupool_set_log_level(want)
+        _c_level = want
 
 
-def install() -> None:
-    """Routes the library's log to the ``"rcupool"`` logger."""
-    global _installed, _pid
-    with _lock:
-        if _finalizing or _forks_running:
-            return
-        _pid = os.getpid()
-        _native.lib.rcupool_set_log(_callback, None)
-        _installed = True
-
-
-def uninstall() -> None:
-    """Restores the library's default sink; returns once no hook call runs."""
-    global _installed
-    with _lock:
-        if _installed:
-            _native.lib.rcupool_set_log(_native.LOG_FN(), None)
-            _installed = False
-
-
-def _at_exit() -> None:
-    global _finalizing
-    uninstall()
-    _finalizing = True
-
-
-def _before_fork() -> None:
-    # PYLOG-2. Counted, so that a fork finishing on another thread does not
-    # reinstall the hook while this one is about to fork.
-    global _forks_running
-    with _lock:
-        _forks_running += 1
-    uninstall()
-
-
-def _after_fork_parent() -> None:
-    global _forks_running
-    with _lock:
-        _forks_running -= 1
-    install()
-
-
-def _after_fork_child() -> None:
-    global _lock, _installed, _forks_running
-    _lock = threading.Lock()  # whatever other threads held is gone
-    _installed = False
-    _forks_running = 0
-    install()
+def drain() -> None:
+    """Emits the queued records on the ``"rcupool"`` logger, oldest first,
+    on the calling thread. Any thread; never blocks for long (unless a
+    logging handler does)."""
+    sync_level()
+    record = _native.LogRecordStruct()
+    out = ctypes.byref(record)
+    take = _native.lib.rcupool_log_take
+    with _emitting:  # C __enter__/__exit__: interrupt-safe
+        for _ in range(_DRAIN_MAX):
+            if take(out) != 1:
+                return
+            level = _LEVELS.get(record.level, logging.ERROR)
+            if logger.isEnabledFor(level):
+                logger.log(level, "%s",
+                           record.message.decode("utf-8", "replace"))
 
 
 def setup() -> None:
-    """Installs the hook and the exit and fork handlers (once, at import)."""
-    install()
-    # logging registered its own atexit handler when it was imported, before
-    # this one; atexit runs handlers last-in first-out, so the hook is gone
-    # before logging shuts its handlers down.
-    atexit.register(_at_exit)
-    os.register_at_fork(
-        before=_before_fork,
-        after_in_parent=_after_fork_parent,
-        after_in_child=_after_fork_child,
-    )
+    """Puts the library's log in pull mode (at import; again on reload)."""
+    global _c_level
+    _c_level = -1
+    sync_level()
+    _native.lib.rcupool_log_hold()

@@ -7,8 +7,9 @@ loader matches an already loaded library by its SONAME, so a process holds
 one copy of rcupool, one manager and one pool.
 
 Every foreign function is called through ``ctypes.CDLL``, which releases the
-GIL for the duration of the call. That matters: the library calls the log
-hook (``_log.py``) from its own threads, and the hook needs the GIL.
+GIL for the duration of the call: a reset may block while threads start,
+and other Python threads keep running meanwhile. The library never calls
+back into Python (``_log.py`` pulls its log records).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class StatsStruct(ctypes.Structure):
         ("frees_pending", ctypes.c_size_t),
         ("threads_alive", ctypes.c_size_t),
         ("pools_never_current", ctypes.c_size_t),
+        ("log_dropped", ctypes.c_uint64),
     ]
 
 
@@ -57,8 +59,17 @@ class PinStruct(ctypes.Structure):
 SCOPE_MAX_DEPTH = 16
 
 
-#: void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level, const char *message)
-LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
+#: RCUPOOL_LOG_MESSAGE_MAX: a record's message buffer, NUL included.
+LOG_MESSAGE_MAX = 256
+
+
+class LogRecordStruct(ctypes.Structure):
+    """rcupool_log_record_t (a test compares its size with the C struct's)."""
+
+    _fields_ = [
+        ("level", ctypes.c_int),  # rcupool_log_level_t
+        ("message", ctypes.c_char * LOG_MESSAGE_MAX),
+    ]
 
 
 def _proto(name: str, restype, *argtypes) -> None:
@@ -75,7 +86,9 @@ _proto("rcupool_threads", ctypes.c_size_t, ctypes.c_void_p)
 _proto("rcupool_generation", ctypes.c_uint64, ctypes.c_void_p)
 _proto("rcupool_barrier", ctypes.c_int, ctypes.c_void_p)
 _proto("rcupool_get_stats", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(StatsStruct))
-_proto("rcupool_set_log", None, LOG_FN, ctypes.c_void_p)
+_proto("rcupool_log_hold", None)
+_proto("rcupool_log_take", ctypes.c_int, ctypes.POINTER(LogRecordStruct))
+_proto("rcupool_set_log_level", None, ctypes.c_int)
 _proto("rcupool_pin_sized", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
        ctypes.POINTER(PinStruct))
 _proto("rcupool_unpin", None, ctypes.POINTER(PinStruct))
