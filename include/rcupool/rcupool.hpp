@@ -80,6 +80,11 @@ class Manager {
   }
   std::size_t threads() const noexcept { return rcupool_threads(m_); }
   std::uint64_t generation() const noexcept { return rcupool_generation(m_); }
+  /* rcupool_set_idle(): whether workers spin or sleep after a job. */
+  RCUPOOL_HPP_NODISCARD int set_idle(rcupool_idle_t idle) const noexcept {
+    return rcupool_set_idle(m_, idle);
+  }
+  rcupool_idle_t idle() const noexcept { return rcupool_idle(m_); }
   RCUPOOL_HPP_NODISCARD int barrier() const noexcept {
     return rcupool_barrier(m_);
   }

@@ -53,7 +53,12 @@ typedef struct rcupool_xnn_runtime rcupool_xnn_runtime_t;
 /*
  * Initialises XNNPACK (xnn_initialize(NULL); repeated calls are cheap), pins
  * m's current pool and creates an XNNPACK runtime from sg on it, with
- * xnn_flags passed to xnn_create_runtime_v2().
+ * xnn_flags passed to xnn_create_runtime_v2(), plus XNN_FLAG_YIELD_WORKERS
+ * when m's idle policy is RCUPOOL_IDLE_YIELD (rcupool_set_idle()): the
+ * workers then sleep after the runtime's last operator. The runtime keeps
+ * the policy of its creation; a refresh takes the policy of its own time
+ * (but XNNPACK records the flag on sg's last node, so every later runtime
+ * of sg yields too).
  *
  * The caller keeps sg (and the static data its tensors point to): XNNPACK
  * needs it only during this call, but rcupool_xnn_runtime_refresh() needs

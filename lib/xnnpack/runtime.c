@@ -26,6 +26,15 @@
  *       refresh with the new pool before the old pin is released, so it always
  *       names a pool rt holds pinned (never a freed address that a new pool
  *       could take).
+ *   RUNTIME-7. Every xnn_create_runtime_v2() here (create and refresh) gets
+ *       the caller's flags plus XNN_FLAG_YIELD_WORKERS when the manager's
+ *       idle policy is RCUPOOL_IDLE_YIELD at that moment (lib/idle.c,
+ *       IDLE-2); rt->flags keeps the caller's flags alone, so a refresh
+ *       follows the policy of its own time. XNNPACK then yields after the
+ *       runtime's last operator only; its workers still spin between
+ *       operators of one invoke. (XNNPACK records the flag on the
+ *       subgraph's last node, so a later runtime of the same subgraph
+ *       yields whatever the policy then.)
  *
  * ThreadSanitizer: XNNPACK and pthreadpool are not instrumented. The
  * partitions of a fully-connected runtime touch the caller's buffers only
@@ -59,6 +68,7 @@ static int rp_xnn_plan(rcupool_t *m, bool sized, size_t threads,
                        xnn_runtime_t *out) {
   int err = sized ? rcupool_pin_sized(m, threads, pin) : rcupool_pin(m, pin);
   if (err != 0) return err;
+  if (rcupool_idle(m) == RCUPOOL_IDLE_YIELD) flags |= XNN_FLAG_YIELD_WORKERS;
   xnn_runtime_t xnn = NULL;
   enum xnn_status st =
       xnn_create_runtime_v2(sg, rcupool_pin_pthreadpool(pin), flags, &xnn);

@@ -124,6 +124,9 @@ class RCUPOOL_ET_API ThreadPool final {
    *   - from inside a task of any rcupool pool: inline (nested parallelism);
    *   - else on the current pool, which a concurrent reset cannot free
    *     while the call runs.
+   * After the call the pool's workers sleep at once, or spin a while first,
+   * as the default manager's idle policy says (rcupool_set_idle() on
+   * manager(); RCUPOOL_IDLE_YIELD unless set: README, "Idle workers").
    * ExecuTorch's original serializes every run() through one global mutex;
    * this one takes no lock of its own (the pool is read lock-free). Calls
    * on different pools run at the same time; calls that land on the same

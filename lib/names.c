@@ -1,0 +1,43 @@
+/*
+ * Thread names: rcupool's threads say whose they are in top -H, perf, gdb
+ * and /proc/<pid>/task/<tid>/comm.
+ *
+ * Invariants kept here:
+ *   NAMES-1. Every name starts with "rcupool" and fits Linux's 15 bytes: a
+ *       pool's worker is "rcupool-w<index>/<width>" (index 1..width-1, the
+ *       creating thread being index 0), "rcupool-<index>/<width>" when the
+ *       "w" would not fit (widths of three digits); the reclaim thread is
+ *       "rcupool-reclaim".
+ *   NAMES-2. A thread only ever names itself, and only a thread rcupool
+ *       started: the worker census names the workers but never the thread
+ *       that creates the pool (lib/parallel.c, PARALLEL-4), the reclaim
+ *       thread names itself first thing (lib/reclaim.c).
+ *   NAMES-3. Naming cannot fail in a way that matters: an error of
+ *       pthread_setname_np() leaves the inherited name and is ignored.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+#define RP_NAME_MAX 16 /* 15 bytes and the NUL */
+
+void rp_thread_set_name(const char *name) {
+  (void)pthread_setname_np(pthread_self(), name);
+}
+
+void rp_thread_name_worker(size_t index, size_t threads) {
+  char name[RP_NAME_MAX];
+  int n = snprintf(name, sizeof name, "rcupool-w%zu/%zu", index, threads);
+  if (n < 0 || (size_t)n >= sizeof name)
+    snprintf(name, sizeof name, "rcupool-%zu/%zu", index, threads);
+  rp_thread_set_name(name);
+}
+
+_Static_assert(sizeof("rcupool-255/256") <= RP_NAME_MAX,
+               "a worker name of the widest pool fits Linux's 15 bytes");
+_Static_assert(RCUPOOL_MAX_THREADS <= 999,
+               "worker names hold widths of at most three digits");
+_Static_assert(sizeof("rcupool-reclaim") <= RP_NAME_MAX,
+               "the reclaim thread's name fits Linux's 15 bytes");
