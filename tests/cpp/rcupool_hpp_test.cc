@@ -268,6 +268,18 @@ TEST(RcupoolHppManager, ProcessManagerIsTheDefaultAndResets) {
   EXPECT_EQ(m.threads(), 2u);
 }
 
+TEST(RcupoolHppManager, SetIdleForwardsAndIdleReadsItBack) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  ASSERT_EQ(m.manager().set_idle(RCUPOOL_IDLE_SPIN), 0);
+  EXPECT_EQ(m.manager().idle(), RCUPOOL_IDLE_SPIN);
+  ASSERT_EQ(m.manager().set_idle(RCUPOOL_IDLE_YIELD), 0);
+  EXPECT_EQ(m.manager().idle(), RCUPOOL_IDLE_YIELD);
+  EXPECT_EQ(m.manager().set_idle(static_cast<rcupool_idle_t>(7)), -EINVAL);
+  EXPECT_EQ(m.manager().idle(), RCUPOOL_IDLE_YIELD);
+  EXPECT_EQ(rcupool::Manager().idle(), RCUPOOL_IDLE_DEFAULT);
+}
+
 TEST(RcupoolHppOwnedManager, CreateIntoHoldingHandleIsBusy) {
   rcupool::OwnedManager m;
   ASSERT_EQ(rcupool::OwnedManager::create(1, m), 0);

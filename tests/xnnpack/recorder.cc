@@ -10,10 +10,12 @@ namespace rcupool_test {
 namespace {
 std::mutex mu;
 std::vector<pthreadpool_t> *calls = new std::vector<pthreadpool_t>;
+std::vector<uint32_t> *call_flags = new std::vector<uint32_t>;
 
-void Record(pthreadpool_t pool) {
+void Record(pthreadpool_t pool, uint32_t flags) {
   std::lock_guard<std::mutex> g(mu);
   calls->push_back(pool);
+  call_flags->push_back(flags);
 }
 
 void *Real(const char *name) {
@@ -29,11 +31,17 @@ void *Real(const char *name) {
 void ClearPoolRecord() {
   std::lock_guard<std::mutex> g(mu);
   calls->clear();
+  call_flags->clear();
 }
 
 std::vector<pthreadpool_t> RecordedPools() {
   std::lock_guard<std::mutex> g(mu);
   return *calls;
+}
+
+std::vector<uint32_t> RecordedFlags() {
+  std::lock_guard<std::mutex> g(mu);
+  return *call_flags;
 }
 
 std::set<pthreadpool_t> RecordedPoolSet() {
@@ -66,7 +74,7 @@ std::set<pthreadpool_t> RecordedPoolSet() {
                        uint32_t flags) {                                     \
     using fn_t = void (*)(pthreadpool_t, task_t, void *, params, uint32_t);  \
     static fn_t real = reinterpret_cast<fn_t>(rcupool_test::Real(#name));    \
-    rcupool_test::Record(pool);                                              \
+    rcupool_test::Record(pool, flags);                                       \
     real(pool, task, ctx, args, flags);                                      \
   }
 

@@ -1,11 +1,12 @@
-// Records the pthreadpool_t of every pthreadpool_parallelize_* call made in
-// this test binary: by XNNPACK's partitions (libXNNPACK calls them through
+// Records the pthreadpool_t and the flags of every pthreadpool_parallelize_*
+// call made in this test binary: by XNNPACK's partitions (libXNNPACK calls them through
 // the dynamic linker, which finds this binary's definitions first) and by
 // rcupool_parallelize_1d(). Each call is forwarded to libpthreadpool.
 // Link this only into a test that wants it.
 #ifndef RCUPOOL_TESTS_XNNPACK_RECORDER_H
 #define RCUPOOL_TESTS_XNNPACK_RECORDER_H
 
+#include <cstdint>
 #include <set>
 #include <vector>
 
@@ -19,6 +20,8 @@ void ClearPoolRecord();
 std::vector<pthreadpool_t> RecordedPools();
 // The same, as a set.
 std::set<pthreadpool_t> RecordedPoolSet();
+// The flags argument of the same calls, in call order.
+std::vector<uint32_t> RecordedFlags();
 
 }  // namespace rcupool_test
 

@@ -1,0 +1,156 @@
+// Thread names: every worker of an rcupool pool and the reclaim thread
+// carry a name that starts with "rcupool", as top -H, perf, gdb and
+// /proc/<pid>/task/*/comm show it; the thread that creates a pool (which
+// the worker census also runs on) keeps its own name.
+#include <dirent.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/support.h"
+
+using rcupool_test::Manager;
+
+namespace {
+
+pid_t Tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+// /proc/self/task/<tid>/comm without its newline; "" when it is gone.
+std::string Comm(pid_t tid) {
+  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/comm");
+  std::string name;
+  std::getline(f, name);
+  return name;
+}
+
+// Every thread of the process, by tid, with its name.
+std::map<pid_t, std::string> AllComms() {
+  std::map<pid_t, std::string> out;
+  DIR *d = opendir("/proc/self/task");
+  if (d == nullptr) return out;
+  while (struct dirent *e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    pid_t tid = static_cast<pid_t>(std::stol(e->d_name));
+    out[tid] = Comm(tid);
+  }
+  closedir(d);
+  return out;
+}
+
+// The tids of the threads that run a parallel call of `threads` items on
+// m's current pool: each item waits (bounded) until every thread holds one,
+// so each of the pool's threads runs exactly one.
+struct Census {
+  size_t threads;
+  std::atomic<size_t> arrived{0};
+  std::mutex mu;
+  std::set<pid_t> tids;
+};
+void CensusTask(void *arg, size_t) {
+  auto *c = static_cast<Census *>(arg);
+  {
+    std::lock_guard<std::mutex> g(c->mu);
+    c->tids.insert(Tid());
+  }
+  c->arrived.fetch_add(1);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (c->arrived.load() < c->threads &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+}
+std::set<pid_t> PoolTids(rcupool_t *m, size_t threads) {
+  Census c;
+  c.threads = threads;
+  EXPECT_EQ(rcupool_parallelize_1d(m, CensusTask, &c, threads, 0), 0);
+  return c.tids;
+}
+
+// Names the calling thread for the length of a test, then restores it.
+class CallerName {
+ public:
+  explicit CallerName(const char *name) {
+    pthread_getname_np(pthread_self(), saved_, sizeof saved_);
+    pthread_setname_np(pthread_self(), name);
+  }
+  ~CallerName() { pthread_setname_np(pthread_self(), saved_); }
+
+ private:
+  char saved_[16] = {0};
+};
+
+}  // namespace
+
+TEST(RcupoolCreate, ThreeThreadPoolWorkersNamedRcupoolWithIndexAndWidth) {
+  CallerName caller("names-test");
+  Manager m(3);
+  std::set<pid_t> tids = PoolTids(m, 3);
+  ASSERT_EQ(tids.size(), 3u);  // the caller and 2 workers
+  ASSERT_EQ(tids.count(Tid()), 1u);
+  std::set<std::string> names;
+  for (pid_t tid : tids)
+    if (tid != Tid()) names.insert(Comm(tid));
+  EXPECT_EQ(names, (std::set<std::string>{"rcupool-w1/3", "rcupool-w2/3"}));
+}
+
+TEST(RcupoolCreate, CallingThreadKeepsItsName) {
+  CallerName caller("names-test");
+  Manager m(3);
+  EXPECT_EQ(Comm(Tid()), "names-test");
+  ASSERT_EQ(rcupool_reset(m, 2), 0);  // a census on this thread again
+  EXPECT_EQ(Comm(Tid()), "names-test");
+}
+
+TEST(RcupoolReset, NewPoolsWorkersNamedForTheirWidth) {
+  CallerName caller("names-test");
+  Manager m(1);
+  ASSERT_EQ(rcupool_reset(m, 4), 0);
+  std::set<pid_t> tids = PoolTids(m, 4);
+  ASSERT_EQ(tids.size(), 4u);
+  std::set<std::string> names;
+  for (pid_t tid : tids)
+    if (tid != Tid()) names.insert(Comm(tid));
+  EXPECT_EQ(names, (std::set<std::string>{"rcupool-w1/4", "rcupool-w2/4",
+                                          "rcupool-w3/4"}));
+  EXPECT_EQ(Comm(Tid()), "names-test");
+}
+
+// Linux keeps 15 bytes of a name: "rcupool-w100/101" (16) does not fit,
+// so a worker of a width of three digits drops the "w". Every worker
+// still starts with "rcupool" and has a name of its own.
+TEST(RcupoolCreate, WorkersOfThreeDigitWidthNamedWithinFifteenBytes) {
+  Manager m(101);
+  std::set<std::string> names;
+  for (const auto &t : AllComms())
+    if (t.second.size() >= 4 &&
+        t.second.compare(t.second.size() - 4, 4, "/101") == 0)
+      names.insert(t.second);
+  EXPECT_EQ(names.size(), 100u);
+  EXPECT_EQ(names.count("rcupool-w1/101"), 1u);
+  EXPECT_EQ(names.count("rcupool-w99/101"), 1u);
+  EXPECT_EQ(names.count("rcupool-100/101"), 1u);
+  for (const std::string &n : names) {
+    EXPECT_EQ(n.rfind("rcupool", 0), 0u) << n;
+    EXPECT_LE(n.size(), 15u) << n;
+  }
+}
+
+TEST(RcupoolBarrier, ReclaimThreadNamedRcupoolReclaim) {
+  Manager m(2);
+  ASSERT_EQ(rcupool_reset(m, 1), 0);  // a retire starts the reclaim thread
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  size_t reclaim = 0;
+  for (const auto &t : AllComms())
+    if (t.second == "rcupool-reclaim") reclaim++;
+  EXPECT_EQ(reclaim, 1u);
+}
