@@ -13,8 +13,9 @@ of RESULTS.md, not here.
 STATIC, SHARED = (("read_bench", "static"),), (("read_bench_shared",
                                                   "librcupool.so"),)
 READ = STATIC + SHARED
-DISPATCH, XNN, RESET, SIZED = (((p, None),) for p in (
-    "dispatch_bench", "xnn_bench", "reset_bench", "sized_bench"))
+DISPATCH, XNN, RESET, SIZED, IDLE = (((p, None),) for p in (
+    "dispatch_bench", "xnn_bench", "reset_bench", "sized_bench",
+    "idle_bench"))
 # measure ({v}: the variant), programs, rcupool's row, reference's label,
 # reference's row, thread counts ("1", "2+": each count above 1, "all"),
 # target: ("<=", x) rcupool time / reference time at most x; (">=", x)
@@ -102,6 +103,19 @@ TARGETS = (
     ("sized pin that starts a pool of {v}", SIZED, "PinSized_StartPool/*",
      "pthreadpool_create (paired)", "paired:sized_over_create", "1",
      ("<=", 1.1)),
+    # The idle policy's trade (README, "Idle workers"): a {v}-thread pool.
+    ("CPU burned in the 50 ms after a tiny dispatch, yield policy, {v} "
+     "threads", IDLE, "IdleCpu/rcupool_yield/*", "pthreadpool (spins)",
+     "IdleCpu/pthreadpool_spin/*", "1", ("<=", 0.05)),
+    ("CPU burned in the 50 ms after a tiny dispatch, spin policy, {v} "
+     "threads", IDLE, "IdleCpu/rcupool_spin/*", "pthreadpool (spins)",
+     "IdleCpu/pthreadpool_spin/*", "1", None),
+    ("back-to-back tiny dispatch, yield policy, {v} threads", IDLE,
+     "BackToBack/rcupool_yield/*", "pthreadpool (spins)",
+     "BackToBack/pthreadpool_spin/*", "1", None),
+    ("back-to-back tiny dispatch, spin policy, {v} threads", IDLE,
+     "BackToBack/rcupool_spin/*", "pthreadpool (spins)",
+     "BackToBack/pthreadpool_spin/*", "1", None),
 )
 VARIANT_LABELS = {"*": "n", "tiny_tasks": "1024 tiny tasks",
                   "current_size": "current size",
@@ -132,6 +146,11 @@ DISPATCH_ROWS = (
     ("Dispatch_Pthreadpool", "pthreadpool_parallelize_1d"),
     ("Dispatch_Rcupool", "rcupool_parallelize_1d (read section)"),
     ("Dispatch_RcupoolScoped", "rcupool_parallelize_1d in a scope"))
+IDLE_ROWS = (
+    ("{}/pthreadpool_spin", "pthreadpool, flags 0 (its workers spin)"),
+    ("{}/pthreadpool_yield", "pthreadpool, PTHREADPOOL_FLAG_YIELD_WORKERS"),
+    ("{}/rcupool_spin", "rcupool_parallelize_1d, RCUPOOL_IDLE_SPIN"),
+    ("{}/rcupool_yield", "rcupool_parallelize_1d, RCUPOOL_IDLE_YIELD"))
 PY_ROWS = (
     ("Py_EmptyCall", "empty Python function call"),
     ("Py_GetNumThreads", "rcupool.get_num_threads()"),
@@ -188,6 +207,18 @@ ROW_TABLES = (
     ("Dispatch on the manager's {pool_threads}-thread pool (dispatch_bench)",
      "One calling thread.", "dispatch_bench", DISPATCH_ROWS,
      "Dispatch_Pthreadpool", "variants", None),
+    ("Idle workers: CPU burned in the 50 ms after a tiny dispatch "
+     "(idle_bench)", "The process's CPU time while the calling thread "
+     "sleeps, by pool width. Each row's JSON also has over_pthreadpool, its "
+     "ratio to a raw pthreadpool (flags 0) measured beside it in each "
+     "iteration.", "idle_bench",
+     tuple((row.format("IdleCpu"), label) for row, label in IDLE_ROWS),
+     "IdleCpu/pthreadpool_spin", "variants", None),
+    ("Idle workers: back-to-back tiny dispatches (idle_bench)",
+     "One dispatch of one item per thread, 200 back to back, by pool "
+     "width; over_pthreadpool as above.", "idle_bench",
+     tuple((row.format("BackToBack"), label) for row, label in IDLE_ROWS),
+     "BackToBack/pthreadpool_spin", "variants", None),
     ("The Python package (python_bench: CPython 3.11 embedded, "
      "librcupool.so.0)", "Each row is one call from C into a Python "
      "function; the reference is a Python function whose body is `pass`, "

@@ -11,7 +11,9 @@
 //
 // The model: three fully-connected layers of 256x256 on a batch of 64
 // (pseudo-random weights). Each benchmark checks its output against a
-// double-precision reference computed once.
+// double-precision reference computed once. The manager's idle policy is
+// RCUPOOL_IDLE_SPIN, so both runtimes get the same flags (0): this
+// compares the backend with raw XNNPACK, not the policies (idle_bench).
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -125,6 +127,7 @@ rcupool_t *Manager() {
   static rcupool_t *m = [] {
     rcupool_options_t opts{};
     opts.threads = static_cast<size_t>(rcupool_bench::MaxThreads());
+    opts.idle = RCUPOOL_IDLE_SPIN;
     rcupool_t *created = nullptr;
     if (xnn_initialize(nullptr) != xnn_status_success) return created;
     return rcupool_create(&opts, &created) == 0 ? created : nullptr;

@@ -7,7 +7,7 @@
 #   tools/bench.sh
 #
 # Builds with -c opt. Each program runs with repetitions, randomly
-# interleaved, so the rows a ratio compares run side by side. About 3
+# interleaved, so the rows a ratio compares run side by side. About 4
 # minutes on 2 cores, plus the first -c opt build (the last line says how
 # long the benchmarks took). The run writes into a temporary folder; the three
 # outputs above are replaced only when every step has succeeded, so a
@@ -24,7 +24,7 @@ usage: tools/bench.sh [-h|--help]
 Builds the benchmarks of benchmarks/ with bazel -c opt, runs them all and
 regenerates benchmarks/RESULTS.md, benchmarks/churn.png and
 benchmarks/results/ (replaced only when the whole run has succeeded).
-About 3 minutes on 2 cores, plus the first -c opt build. Takes no
+About 4 minutes on 2 cores, plus the first -c opt build. Takes no
 arguments. Environment:
   BENCH_REPETITIONS        repetitions per benchmark (default 5)
   BAZEL_STARTUP_OPTIONS    options placed before the bazel command
@@ -81,6 +81,8 @@ run dispatch_bench "$reps" --benchmark_min_time=0.2
 run xnn_bench "$reps" --benchmark_min_time=0.2
 run reset_bench "$reps"
 run sized_bench "$reps" --benchmark_min_time=0.2
+# Fixed iteration counts of 50-200 ms windows: about 20 s a repetition.
+run idle_bench 3
 # Thread counts are exact; three runs show they repeat.
 run churn_bench 3 --timeline_out="$timeline"
 # The Python package, laid out with the librcupool.so.0 built above.
