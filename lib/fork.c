@@ -13,13 +13,22 @@
  *           order every other path takes these in:
  *             1. mark a fork pending and wait out a running callback batch
  *                (it joins idle workers: liburcu-bp's registry lock must
- *                not be held by this thread then), holding nothing;
+ *                not be held by this thread then), holding nothing. When
+ *                another handler of this fork already holds liburcu-bp's
+ *                locks (FORK-3: another copy of rcupool, or the
+ *                application), the batch may be waiting for them: it is not
+ *                waited for, and the child resumes it (RECLAIM-12);
  *             2. default_lock -> the default manager's writer (and its
  *                spare, FORK-4);
- *             3. the grace-period gate (RECLAIM-11: the library's grace
- *                periods, the reclaim thread's and destroy's, hold it, so a
- *                child never inherits it held), then memb: fork_lock for
- *                writing (MEMB-4/5); bp: liburcu-bp's fork hook (FORK-3);
+ *             3. memb: the grace-period gate (RECLAIM-11: no grace
+ *                period of the library in flight, as liburcu-memb's own
+ *                grace-period lock has no fork hook), then fork_lock for
+ *                writing (MEMB-4/5); bp: liburcu-bp's fork hook (FORK-3),
+ *                which waits for a grace period in flight itself. bp does
+ *                not take the gate: a grace period blocked on liburcu-bp's
+ *                lock, which another copy of rcupool or the application
+ *                may hold in its own prepare, holds the gate; the bp child
+ *                re-initialises it instead (no grace period runs there);
  *             4. the reclaim queue lock -> the list of managers -> every
  *                manager's lock (MANAGER-6) -> the log queue's lock.
  *           Parent releases them in reverse; the child releases those this
@@ -110,7 +119,12 @@ static void rp_fork_prepare(void) {
   if (rp_read_ongoing_quiet())
     rp_die("fork() inside a read-side section of the forking thread; leave "
            "the section first (README, fork)");
-  rp_reclaim_fork_hold();
+  /* bp: another handler of this fork (another copy of rcupool, or the
+   * application) may hold liburcu-bp's locks already (FORK-3); a running
+   * callback batch may then wait for them, so it cannot be waited out
+   * (RECLAIM-12: the child resumes it). */
+  bool urcu_taken = RP_URCU_HAS_FORK_HOOKS && rp_every_signal_blocked();
+  rp_reclaim_fork_hold(!urcu_taken);
   rp_default_fork_prepare();
   rcupool_t *m = rp_default_peek();
   took_manager = m != NULL;
@@ -124,11 +138,11 @@ static void rp_fork_prepare(void) {
     }
   }
   called_urcu_hooks = false;
-  rp_reclaim_fork_gate_prepare(); /* RECLAIM-11: no grace period in flight */
   if (!RP_URCU_HAS_FORK_HOOKS) {
-    rp_rcu_fork_prepare(); /* MEMB-4 */
+    rp_reclaim_fork_gate_prepare(); /* RECLAIM-11: no grace period in flight */
+    rp_rcu_fork_prepare();          /* MEMB-4 */
     called_urcu_hooks = true;
-  } else if (!rp_every_signal_blocked()) {
+  } else if (!urcu_taken) {
     rp_rcu_fork_prepare();
     called_urcu_hooks = true;
   }
@@ -142,7 +156,7 @@ static void rp_fork_parent(void) {
   rp_managers_fork_parent();
   rp_reclaim_fork_parent();
   if (called_urcu_hooks) rp_rcu_fork_parent();
-  rp_reclaim_fork_gate_parent();
+  if (!RP_URCU_HAS_FORK_HOOKS) rp_reclaim_fork_gate_parent();
   rcupool_t *m = took_manager ? rp_default_peek() : NULL;
   if (m != NULL) rp_mutex_unlock(&m->writer);
   rp_default_fork_parent();
@@ -194,7 +208,7 @@ static void rp_fork_child(void) {
   rp_log_fork_child();
   rp_reclaim_fork_child();
   if (called_urcu_hooks) rp_rcu_fork_child();
-  rp_reclaim_fork_gate_child();
+  rp_reclaim_fork_gate_child(!RP_URCU_HAS_FORK_HOOKS);
   rp_managers_fork_child(rp_fork_child_orphans);
   rcupool_t *m = took_manager ? rp_default_peek() : NULL;
   if (m != NULL) rp_mutex_unlock(&m->writer);

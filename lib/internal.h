@@ -126,6 +126,11 @@ struct rcupool_manager {
   size_t default_threads;
   /* Set once by rcupool_default() before it publishes the manager. */
   bool is_default;
+  /* The idle policy as the flags every pthreadpool call made for m adds to
+   * its own: PTHREADPOOL_FLAG_YIELD_WORKERS or 0 (lib/idle.c). Atomic,
+   * relaxed: written by create and rcupool_set_idle(), read once by each
+   * call as it starts (rp_idle_flags_of). */
+  uint32_t idle_flags;
 
   /* Default manager only (lib/fork.c). fork_stale: set by the fork child
    * handler, which publishes `spare` (a 1-thread pool made in the parent)
@@ -358,17 +363,18 @@ bool rp_reclaim_on_thread(void);
  * returns -EDEADLK (RECLAIM-8). */
 bool rp_reclaim_would_wait_for_self(void);
 
-/* fork (lib/fork.c, RECLAIM-7 and -11): hold marks a fork pending and
- * waits out a running callback batch (no lock held after); gate_* take and
- * release the grace-period gate (memb); prepare takes the queue lock;
+/* fork (lib/fork.c, RECLAIM-7, -11, -12): hold marks a fork pending and,
+ * if `wait`, waits out a running callback batch (no lock held after); gate_* take and
+ * release the grace-period gate (memb; child(false): bp re-initialises
+ * it); prepare takes the queue lock;
  * parent clears the pending fork and releases it; child re-initialises the
  * queue's condition variables, marks the thread absent (it starts again
  * on the next need) and queues again a batch whose grace period had not
  * ended. */
-void rp_reclaim_fork_hold(void);
+void rp_reclaim_fork_hold(bool wait);
 void rp_reclaim_fork_gate_prepare(void);
 void rp_reclaim_fork_gate_parent(void);
-void rp_reclaim_fork_gate_child(void);
+void rp_reclaim_fork_gate_child(bool taken);
 void rp_reclaim_fork_prepare(void);
 void rp_reclaim_fork_parent(void);
 void rp_reclaim_fork_child(void);
@@ -426,6 +432,29 @@ const struct rp_pool *rp_parallel_dispatching(void);
 /* Records p's worker threads as workers of an rcupool pool (called once by
  * rp_pool_create on a new pool, on the creating thread). */
 void rp_parallel_mark_workers(struct rp_pool *p);
+
+/* --- idle.c: the idle policy ---------------------------------------------- */
+
+/* The flags a policy adds to m's pthreadpool calls (RCUPOOL_IDLE_DEFAULT:
+ * the library's policy) in *flags; false, *flags untouched, when idle is
+ * not a value of rcupool_idle_t. */
+bool rp_idle_flags(rcupool_idle_t idle, uint32_t *flags);
+
+/* What every pthreadpool call made for m ORs into its flags. */
+static inline uint32_t rp_idle_flags_of(const rcupool_t *m) {
+  return __atomic_load_n(&m->idle_flags, __ATOMIC_RELAXED);
+}
+
+/* --- names.c: thread names ------------------------------------------------- */
+
+/* Names the calling thread (pthread_setname_np; Linux keeps 15 bytes:
+ * longer names are cut). The reclaim thread is "rcupool-reclaim". */
+void rp_thread_set_name(const char *name);
+
+/* Names the calling thread as worker `index` of a pool of `threads`
+ * threads: "rcupool-w3/8", or "rcupool-100/101" where the "w" would not
+ * fit. */
+void rp_thread_name_worker(size_t index, size_t threads);
 
 /* --- fault.c: failure injection ------------------------------------------- */
 

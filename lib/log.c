@@ -24,10 +24,12 @@
  *          began, so a hook that logs (or calls rcupool functions that
  *          log) ends; its records wait for the next delivery.
  *   LOG-4. rcupool_set_log() returns once no call of a previous hook is
- *          running on another thread (a call on the caller's own thread,
- *          when a hook installs another, is left to finish): the previous
- *          ctx may then be freed. Calls in flight are listed under lq.mu
- *          with the hook generation (`epoch`) they started under.
+ *          running on another thread: the previous ctx may then be freed.
+ *          Called from inside a hook it does not wait at all (two hooks
+ *          installing sinks at once would wait for each other); the caller
+ *          then knows other threads' calls may still run. Calls in flight
+ *          are listed under lq.mu with the hook generation (`epoch`) they
+ *          started under.
  *   LOG-5. The rule for errors. A public call that returns a negative
  *          errno logs why, once, where it decides to return it, before it
  *          returns: at error level, except -EBUSY (a refusal that changes
@@ -225,16 +227,25 @@ static void rp_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
   lq.ctx = ctx;
   lq.held = held;
   uint64_t epoch = ++lq.epoch;
-  if (fn == NULL && !held) {
-    /* The default sink queues nothing: what waits goes to stderr now. */
-    rcupool_log_record_t rec;
-    while (rp_log_pop_locked(&rec) != RP_POP_NONE)
-      if (rec.level >= RCUPOOL_LOG_WARN)
-        rp_log_write_stderr(rec.level, rec.message);
-  }
-  while (rp_log_old_calls_locked(epoch)) /* LOG-4 */
+  /* LOG-4. From inside a hook it does not wait: two hooks that each
+   * install a sink would wait for each other. */
+  while (delivering == 0 && rp_log_old_calls_locked(epoch))
     rp_cond_wait(&lq.calls_done, &lq.mu);
   rp_mutex_unlock(&lq.mu);
+  if (fn == NULL && !held) {
+    /* The default sink queues nothing: what waits goes to stderr now,
+     * written with lq.mu released (LOG-1). */
+    rcupool_log_record_t rec;
+    for (;;) {
+      rp_mutex_lock(&lq.mu);
+      bool got = lq.fn == NULL && !lq.held &&
+                 rp_log_pop_locked(&rec) != RP_POP_NONE;
+      rp_mutex_unlock(&lq.mu);
+      if (!got) break;
+      if (rec.level >= RCUPOOL_LOG_WARN)
+        rp_log_write_stderr(rec.level, rec.message);
+    }
+  }
 }
 
 void rcupool_set_log(rcupool_log_fn fn, void *ctx) {

@@ -103,11 +103,14 @@ size_t rp_manager_default_threads(const rcupool_t *m) {
 }
 
 /* A manager in *m with a first pool of default_threads threads (0:
- * rp_cpus_thread_count()). For rcupool_create() only. */
-static int rp_manager_init(rcupool_t *m, size_t default_threads) {
+ * rp_cpus_thread_count()) and the idle policy idle_flags (IDLE-1: before
+ * the first pool's census reads it). For rcupool_create() only. */
+static int rp_manager_init(rcupool_t *m, size_t default_threads,
+                           uint32_t idle_flags) {
   memset(m, 0, sizeof(*m));
   CDS_INIT_LIST_HEAD(&m->pools);
   m->default_threads = default_threads;
+  m->idle_flags = idle_flags;
   if (pthread_mutex_init(&m->writer, NULL) != 0) return -ENOMEM;
   if (pthread_mutex_init(&m->lock, NULL) != 0) {
     pthread_mutex_destroy(&m->writer);
@@ -139,13 +142,19 @@ static int rp_manager_create(const rcupool_options_t *opts, rcupool_t **out) {
            threads, RCUPOOL_MAX_THREADS);
     return -EINVAL;
   }
+  uint32_t idle_flags;
+  rcupool_idle_t idle = opts != NULL ? opts->idle : RCUPOOL_IDLE_DEFAULT;
+  if (!rp_idle_flags(idle, &idle_flags)) {
+    rp_log(RCUPOOL_LOG_ERROR, "create: %d is not an idle policy", (int)idle);
+    return -EINVAL;
+  }
   rcupool_t *m = NULL;
   if (!rp_fault(RP_FAULT_ALLOC)) m = malloc(sizeof(*m));
   if (m == NULL) {
     rp_log(RCUPOOL_LOG_ERROR, "create: out of memory");
     return -ENOMEM;
   }
-  int err = rp_manager_init(m, threads);
+  int err = rp_manager_init(m, threads, idle_flags);
   if (err != 0) {
     free(m);
     rp_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)", err);

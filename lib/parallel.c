@@ -29,7 +29,9 @@
  *   PARALLEL-4. rp_parallel_mark_workers() runs one task per thread of the new
  *       pool (pthreadpool hands each thread of a 1d call of `threads` items
  *       one item first; each item waits until all have started, bounded by a
- *       deadline), and every thread but the creating one records itself.
+ *       deadline), and every thread but the creating one records itself and
+ *       takes its worker name, "rcupool-w<item>/<threads>" (lib/names.c,
+ *       NAMES-2): the creating thread keeps its own.
  *   PARALLEL-5. Inside a scope, the pin is read once, before dispatch, into
  *       a local (its pool): no field of the pin is read after a task may have
  *       unpinned it. A later call in the same scope finds the
@@ -38,6 +40,8 @@
  *       run inline, PARALLEL-3), recorded in `dispatching`. The fork child
  *       handler (lib/fork.c, FORK-4) drops the dispatch references of every
  *       other thread of the parent, which do not exist in the child.
+ *   PARALLEL-7. Every pthreadpool call made here (dispatch and census) ORs
+ *       the manager's idle flags into its own (lib/idle.c, IDLE-2).
  */
 #include <errno.h>
 #include <sched.h>
@@ -86,10 +90,12 @@ static bool rp_census_late(const struct rp_census *c) {
 }
 
 static void rp_census_task(void *arg, size_t i) {
-  (void)i;
   struct rp_census *c = arg;
   RP_TSAN_ACQUIRE(&c->start);
-  if (!pthread_equal(pthread_self(), c->creator)) worker_of = c->pool;
+  if (!pthread_equal(pthread_self(), c->creator)) {
+    worker_of = c->pool;
+    rp_thread_name_worker(i, c->threads);
+  }
   __atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
   /* Hold this thread until every thread has taken its first item, so no
    * thread takes two; the deadline bounds the wait if one is late. */
@@ -106,7 +112,8 @@ void rp_parallel_mark_workers(struct rp_pool *p) {
   clock_gettime(CLOCK_MONOTONIC, &c.deadline);
   c.deadline.tv_sec += 2;
   RP_TSAN_RELEASE(&c.start);
-  pthreadpool_parallelize_1d(p->tp, rp_census_task, &c, p->threads, 0);
+  pthreadpool_parallelize_1d(p->tp, rp_census_task, &c, p->threads,
+                             rp_idle_flags_of(p->manager));
   RP_TSAN_ACQUIRE(&c.end);
 }
 
@@ -200,7 +207,8 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
   if (p->fork_orphan)
     rp_run_inline(task, ctx, range);
   else
-    rp_dispatch(p->tp, p->threads, task, ctx, range, flags);
+    rp_dispatch(p->tp, p->threads, task, ctx, range,
+                flags | rp_idle_flags_of(m));
   dispatching = NULL;
   if (rp_pool_put_dispatch(p)) rp_reclaim_free_later(p);
   rp_log_deliver(); /* what the tasks or a fork child's settle logged */

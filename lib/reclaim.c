@@ -45,9 +45,8 @@
  *       pending and waits out a CALLBACKS batch (which joins idle workers
  *       and waits for a grace period: no user code), before it takes any
  *       lock the application's threads could need. So a fork finds the
- *       queue IDLE or in GP, never half-way through callbacks: the child
- *       queues a GP batch again (its grace period never ended there) and
- *       nothing of a batch ever runs twice or is lost.
+ *       queue IDLE or in GP (the child queues a GP batch again: its grace
+ *       period never ended there), except the bp case of RECLAIM-12.
  *   RECLAIM-8. A call that waits for the reclaim thread (barrier, destroy)
  *       first asks rp_reclaim_would_wait_for_self(), the one test of "it
  *       would wait for itself": inside a read-side section, inside a task
@@ -68,11 +67,23 @@
  *       cannot be started the call returns -EAGAIN (logged) and nothing
  *       was changed. The thread, once started, never exits, so no wait
  *       spins: each is a condition wait on progress.
+ *   RECLAIM-12. The one fork that finds a batch in CALLBACKS is a bp fork
+ *       whose liburcu-bp locks another handler took first (FORK-2, step 1):
+ *       the batch may be blocked on them, so prepare does not wait. Before
+ *       each item the thread publishes its position whole (two slots, a
+ *       flip); each callback marks it committed under its manager's lock,
+ *       which prepare holds. The child queues again the items not started
+ *       and the started one unless committed, and queues the memory of the
+ *       pools the batch stopped as items of their own (rp_free_memory_cb,
+ *       committed before it frees: a grandchild leaks it at worst, never
+ *       frees it twice).
  *   RECLAIM-11. Every grace period the library waits for is
- *       rp_reclaim_synchronize(), which holds gp_gate around it; fork's
- *       prepare takes gp_gate, so no grace period of the library is in
- *       flight at a fork (memb's grace-period lock has no fork hook, and a
- *       child must never inherit gp_gate held by a thread it lacks).
+ *       rp_reclaim_synchronize(), which holds gp_gate around it. Under memb
+ *       fork's prepare takes gp_gate, so no grace period of the library is
+ *       in flight at a fork (liburcu-memb's grace-period lock has no fork
+ *       hook). Under bp liburcu-bp's own fork hook settles its locks, and
+ *       the child re-initialises gp_gate, which a parent thread may have
+ *       held (lib/fork.c, FORK-2).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -97,6 +108,18 @@ static struct {
    * for one more grace period; linked through free_work.next. The
    * thread's alone (a fork never sees phase CALLBACKS). */
   struct rp_work *unlinked;
+  /* RECLAIM-12: where the thread is in a CALLBACKS batch, for a child
+   * forked without waiting it out. Two slots; `pos` (atomic) names the one
+   * that is whole. The thread writes the other, then flips pos; a
+   * callback marks the slot in use committed under its manager's lock. */
+  struct rp_batch_pos {
+    struct rp_work *started;   /* the item running, or NULL */
+    struct rp_work *rest;      /* items not started yet */
+    uint64_t rest_count;
+    bool committed;            /* started made its change (under m->lock) */
+  } slot[2];
+  unsigned pos;
+  uint64_t batch_count;
   int phase;
   bool running;
   /* RECLAIM-7: forks between their hold and their parent handler (glibc
@@ -119,6 +142,24 @@ void rp_reclaim_synchronize(void) {
 
 static __thread int on_reclaim_thread;
 
+/* RECLAIM-12: publishes the position before an item starts. */
+static void rp_reclaim_note_position(struct rp_work *started,
+                                     struct rp_work *rest,
+                                     uint64_t rest_count) {
+  unsigned next = 1u - __atomic_load_n(&rq.pos, __ATOMIC_RELAXED);
+  rq.slot[next].started = started;
+  rq.slot[next].rest = rest;
+  rq.slot[next].rest_count = rest_count;
+  rq.slot[next].committed = false;
+  __atomic_store_n(&rq.pos, next, __ATOMIC_RELEASE);
+}
+
+/* Called by a callback under its manager's lock, with its change. */
+static void rp_reclaim_commit(void) {
+  unsigned cur = __atomic_load_n(&rq.pos, __ATOMIC_RELAXED);
+  __atomic_store_n(&rq.slot[cur].committed, true, __ATOMIC_RELEASE);
+}
+
 bool rp_reclaim_on_thread(void) { return on_reclaim_thread != 0; }
 
 bool rp_reclaim_would_wait_for_self(void) {
@@ -127,14 +168,16 @@ bool rp_reclaim_would_wait_for_self(void) {
 
 /* RECLAIM-9: frees the memory of the pools on `unlinked`. */
 static void rp_reclaim_free_unlinked(void) {
-  while (rq.unlinked != NULL) {
-    struct rp_work *w = rq.unlinked;
-    rq.unlinked = w->next;
+  struct rp_work *w;
+  while ((w = __atomic_load_n(&rq.unlinked, __ATOMIC_RELAXED)) != NULL) {
+    /* Off the list before it is freed: a child never finds a freed one. */
+    __atomic_store_n(&rq.unlinked, w->next, __ATOMIC_RELAXED);
     rp_pool_free(caa_container_of(w, struct rp_pool, free_work));
   }
 }
 
 static void *rp_reclaim_main(void *unused) {
+  rp_thread_set_name("rcupool-reclaim");
   (void)unused;
   on_reclaim_thread = 1;
   rp_mutex_lock(&rq.mu);
@@ -155,12 +198,16 @@ static void *rp_reclaim_main(void *unused) {
     while (rq.forks_pending != 0) rp_cond_wait(&rq.wake, &rq.mu); /* -7 */
     rq.phase = RP_CALLBACKS;
     rq.batch = NULL;
+    rq.batch_count = n;
     rp_mutex_unlock(&rq.mu);
+    uint64_t left = n;
     while (batch != NULL) {
       struct rp_work *w = batch;
       batch = w->next;
+      rp_reclaim_note_position(w, batch, --left);
       w->fn(w);
     }
+    rp_reclaim_note_position(NULL, NULL, 0);
     if (rq.unlinked != NULL) {
       rp_reclaim_synchronize(); /* RECLAIM-9 */
       rp_reclaim_free_unlinked();
@@ -218,7 +265,7 @@ static void rp_free_unlinked(rcupool_t *m, struct rp_pool *p,
          (void *)p, p->threads, (long)syscall(SYS_gettid), why);
   rp_pool_stop(p);
   p->free_work.next = rq.unlinked;
-  rq.unlinked = &p->free_work;
+  __atomic_store_n(&rq.unlinked, &p->free_work, __ATOMIC_RELAXED);
 }
 
 static void rp_retire_cb(struct rp_work *w) {
@@ -229,6 +276,7 @@ static void rp_retire_cb(struct rp_work *w) {
   rp_pool_check(p, "retire callback");
 
   rp_mutex_lock(&m->lock);
+  rp_reclaim_commit();
   /* Counted while this callback's own reference is still pending. */
   size_t pins = rp_pool_pins_locked(p);
   p->retires_pending--;
@@ -263,10 +311,20 @@ static void rp_free_cb(struct rp_work *w) {
   struct rp_pool *p = caa_container_of(w, struct rp_pool, free_work);
   rcupool_t *m = p->manager;
   rp_mutex_lock(&m->lock);
+  rp_reclaim_commit();
   rp_pools_del_locked(p);
   m->pools_freed++;
   rp_mutex_unlock(&m->lock);
   rp_free_unlinked(m, p, "last pin released");
+}
+
+/* A fork child's item for the memory of a pool its parent's batch had
+ * stopped (RECLAIM-12). Committed before the free: a fork right after
+ * leaves the grandchild a leak, never a second free. */
+static void rp_free_memory_cb(struct rp_work *w) {
+  RP_TSAN_GP_ACQUIRE();
+  rp_reclaim_commit();
+  rp_pool_free(caa_container_of(w, struct rp_pool, free_work));
 }
 
 void rp_reclaim_free_later(struct rp_pool *p) {
@@ -357,16 +415,23 @@ int rcupool_barrier(rcupool_t *m) {
 
 /* --- fork (called by lib/fork.c's handlers only) ------------------------- */
 
-void rp_reclaim_fork_hold(void) {
+void rp_reclaim_fork_hold(bool wait) {
   rp_mutex_lock(&rq.mu);
   rq.forks_pending++;
-  while (rq.phase == RP_CALLBACKS) rp_cond_wait(&rq.done_cv, &rq.mu);
+  while (wait && rq.phase == RP_CALLBACKS) rp_cond_wait(&rq.done_cv, &rq.mu);
   rp_mutex_unlock(&rq.mu);
 }
 
 void rp_reclaim_fork_gate_prepare(void) { rp_mutex_lock(&gp_gate); }
 void rp_reclaim_fork_gate_parent(void) { rp_mutex_unlock(&gp_gate); }
-void rp_reclaim_fork_gate_child(void) { rp_mutex_unlock(&gp_gate); }
+void rp_reclaim_fork_gate_child(bool taken) {
+  if (taken) {
+    rp_mutex_unlock(&gp_gate);
+  } else {
+    /* bp: a thread of the parent may have held it; none exists here. */
+    pthread_mutex_init(&gp_gate, NULL);
+  }
+}
 
 void rp_reclaim_fork_prepare(void) { rp_mutex_lock(&rq.mu); }
 
@@ -375,12 +440,19 @@ void rp_reclaim_fork_parent(void) {
   rp_mutex_unlock(&rq.mu);
 }
 
+/* Child handler: puts the chain `first` (linked by next, non-empty) in
+ * front of the queue. */
+static void rp_reclaim_requeue_first(struct rp_work *first) {
+  struct rp_work *last = first;
+  while (last->next != NULL) last = last->next;
+  last->next = rq.head;
+  if (rq.head == NULL) rq.tail = &last->next;
+  rq.head = first;
+}
+
 void rp_reclaim_fork_child(void) {
   /* The thread and every waiter are gone; rq.mu was taken by this thread
-   * in prepare and is released at the end. RECLAIM-7: the phase is IDLE
-   * or GP. */
-  if (rq.phase == RP_CALLBACKS || rq.unlinked != NULL)
-    rp_die("fork: reclaim batch caught in its callbacks (phase %d)", rq.phase);
+   * in prepare and is released at the end. */
   pthread_cond_init(&rq.wake, NULL);
   pthread_cond_init(&rq.done_cv, NULL);
   rq.running = false;
@@ -388,11 +460,32 @@ void rp_reclaim_fork_child(void) {
   if (rq.phase == RP_GP && rq.batch != NULL) {
     /* Its grace period never ended in the parent's view of this child:
      * run it again, first (its items were counted in `queued` already). */
-    struct rp_work *last = rq.batch;
-    while (last->next != NULL) last = last->next;
-    last->next = rq.head;
-    if (rq.head == NULL) rq.tail = &last->next;
-    rq.head = rq.batch;
+    rp_reclaim_requeue_first(rq.batch);
+  }
+  if (rq.phase == RP_CALLBACKS) {
+    /* RECLAIM-12: forked without waiting the batch out. Items not started
+     * run again; the started one too unless it committed (its manager's
+     * lock, which prepare holds, orders the two). */
+    const struct rp_batch_pos *at = &rq.slot[rq.pos];
+    struct rp_work *rest = at->rest;
+    uint64_t rest_count = at->rest_count;
+    if (at->started != NULL && !at->committed) {
+      at->started->next = rest;
+      rest = at->started;
+      rest_count++;
+    }
+    rq.done += rq.batch_count - rest_count;
+    if (rest != NULL) rp_reclaim_requeue_first(rest);
+  }
+  /* Pools the batch stopped whose memory was waiting for its extra grace
+   * period: queued first, as items of their own. */
+  if (rq.unlinked != NULL) {
+    for (struct rp_work *w = rq.unlinked; w != NULL; w = w->next) {
+      w->fn = rp_free_memory_cb;
+      rq.queued++;
+    }
+    rp_reclaim_requeue_first(rq.unlinked);
+    rq.unlinked = NULL;
   }
   rq.batch = NULL;
   rq.phase = RP_IDLE;

@@ -79,6 +79,24 @@ RCUPOOL_API int rcupool_version_number(void);
  * in the global scope would clash with it.) */
 typedef struct rcupool_manager rcupool_t;
 
+/*
+ * What a pool's worker threads do after a job until the next one comes (the
+ * manager's idle policy). pthreadpool's workers spin (busy-wait) for a while
+ * before they sleep, so a job that follows soon finds them awake, and the
+ * CPU they spin on is lost to every other thread; yielding workers go to
+ * sleep at once. The README ("Idle workers") has both sides measured.
+ */
+typedef enum rcupool_idle {
+  /* The library's choice: RCUPOOL_IDLE_YIELD. */
+  RCUPOOL_IDLE_DEFAULT = 0,
+  /* Spin after each job, then sleep: pthreadpool's own behaviour. */
+  RCUPOOL_IDLE_SPIN = 1,
+  /* Sleep right after each job: PTHREADPOOL_FLAG_YIELD_WORKERS on every
+   * pthreadpool call rcupool makes, XNN_FLAG_YIELD_WORKERS on the runtimes
+   * of its XNNPACK backend (which yield after their last operator only). */
+  RCUPOOL_IDLE_YIELD = 2,
+} rcupool_idle_t;
+
 /* Options for rcupool_create(). A zero-initialised struct means defaults. */
 typedef struct rcupool_options {
   /* Thread count of the first pool and of rcupool_reset(m, 0). 0: the
@@ -87,6 +105,10 @@ typedef struct rcupool_options {
    * thread's affinity mask, capped by the cgroup CPU quota (README,
    * "Default size"). At most RCUPOOL_MAX_THREADS. */
   size_t threads;
+  /* Appended fields (those above keep their offsets). */
+  /* The idle policy (RCUPOOL_IDLE_DEFAULT: the library's); change it later
+   * with rcupool_set_idle(). */
+  rcupool_idle_t idle;
 } rcupool_options_t;
 
 /*
@@ -95,7 +117,8 @@ typedef struct rcupool_options {
  * only rcupool_default() reads them.
  *
  * Returns 0 and stores the manager in *out, or
- *   -EINVAL  out is NULL or opts->threads > RCUPOOL_MAX_THREADS;
+ *   -EINVAL  out is NULL, opts->threads > RCUPOOL_MAX_THREADS or opts->idle
+ *            is not a value of rcupool_idle_t;
  *   -ENOMEM  allocation failed;
  *   -EAGAIN  the pool's threads could not be started.
  * On error *out is left unchanged and nothing stays allocated.
@@ -183,6 +206,27 @@ RCUPOOL_API size_t rcupool_threads(rcupool_t *m);
  * pool is generation 1; every reset that changes the pool adds one, reuses
  * included). 0 if m is NULL. Threads: any. Never blocks. */
 RCUPOOL_API uint64_t rcupool_generation(rcupool_t *m);
+
+/*
+ * Sets m's idle policy (rcupool_idle_t); RCUPOOL_IDLE_DEFAULT restores the
+ * library's. The default manager is created implicitly: this is how its
+ * policy is chosen. The policy applies to every pthreadpool call that
+ * starts after this returns: rcupool_parallelize_1d() on m (in a scope or
+ * not, so also the ExecuTorch stand-in's run()) and the worker census of
+ * m's new pools; and to the XNNPACK backend's runtimes created or refreshed
+ * after it (XNNPACK fixes a runtime's flags at creation, so a runtime keeps
+ * the policy it was made with). A pthreadpool_parallelize_*() the caller
+ * makes directly on a pinned pool passes its own flags.
+ * Returns 0, or -EINVAL when m is NULL or idle is not a value of
+ * rcupool_idle_t (the policy is unchanged).
+ * Threads: any. Never blocks.
+ */
+RCUPOOL_API int rcupool_set_idle(rcupool_t *m, rcupool_idle_t idle);
+
+/* m's idle policy: RCUPOOL_IDLE_SPIN or RCUPOOL_IDLE_YIELD (never DEFAULT,
+ * which stands for one of them); RCUPOOL_IDLE_DEFAULT if m is NULL.
+ * Threads: any. Never blocks. */
+RCUPOOL_API rcupool_idle_t rcupool_idle(rcupool_t *m);
 
 /*
  * Waits until every pool of m that can be freed has been freed: every
@@ -412,7 +456,8 @@ RCUPOOL_API void rcupool_scope_exit(void);
  * (whatever it runs). Not detected: a task running on the very thread that
  * called pthreadpool_parallelize_*() directly on a pool; calling this on
  * the same pool from there deadlocks in pthreadpool (README, misuse table).
- * flags are pthreadpool's PTHREADPOOL_FLAG_*.
+ * flags are pthreadpool's PTHREADPOOL_FLAG_*; under m's idle policy
+ * RCUPOOL_IDLE_YIELD, PTHREADPOOL_FLAG_YIELD_WORKERS is added to them.
  *
  * Returns 0, or -EINVAL when m or task is NULL.
  * Threads: any. Blocks: until the tasks are done.
@@ -491,11 +536,12 @@ typedef void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level,
  * and queues nothing. Every state change of every manager is logged at
  * debug level, "kept because pinned" at info level. When this returns, no
  * call of a previous hook is running on another thread and none will
- * start, so its ctx may be freed (a call on the calling thread itself,
- * when a hook installs another, is the caller's to finish).
- * Threads: any, a hook included. Blocks: until calls of the previous hook
- * on other threads return; do not call it while holding a lock your hook
- * takes.
+ * start, so its ctx may be freed. Called from inside a hook it does not
+ * wait (two hooks doing so at once would wait for each other): calls of
+ * the previous hook on other threads may then still be running.
+ * Threads: any, a hook included. Blocks: outside a hook, until calls of
+ * the previous hook on other threads return; do not call it while holding
+ * a lock your hook takes.
  */
 RCUPOOL_API void rcupool_set_log(rcupool_log_fn fn, void *ctx);
 

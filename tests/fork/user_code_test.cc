@@ -383,6 +383,25 @@ void SwitchingHook(void *, rcupool_log_level_t, const char *) {
   rcupool_set_log(nullptr, nullptr);  // installs another from inside a hook
 }
 
+// Two hooks that install sinks at the same time do not wait for each
+// other (each would wait for the other's call in flight).
+std::atomic<int> both_inside{0};
+void SwitchWhenBothInsideHook(void *, rcupool_log_level_t, const char *) {
+  both_inside++;
+  while (both_inside.load() < 2) std::this_thread::yield();
+  rcupool_set_log(nullptr, nullptr);
+}
+
+TEST(RcupoolSetLog, FromTwoHooksAtOnceNeverDeadlocks) {
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_set_log(SwitchWhenBothInsideHook, nullptr);
+  std::thread a([] { rcupool_log(RCUPOOL_LOG_INFO, "a"); });
+  std::thread b([] { rcupool_log(RCUPOOL_LOG_INFO, "b"); });
+  a.join();
+  b.join();
+  EXPECT_EQ(both_inside.load(), 2);
+}
+
 TEST(RcupoolSetLog, WaitsForOtherThreadsCallsButNotItsOwn) {
   RCUPOOL_RUN_IN_CHILD(kTimeoutS);
   rcupool_set_log(SlowHook, nullptr);

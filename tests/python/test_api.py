@@ -293,3 +293,32 @@ def test_version_is_the_loaded_librarys_and_the_headers():
     major, minor, patch = map(int, rcupool.__version__.split("."))
     assert lib.rcupool_version_number() == major * 10000 + minor * 100 + patch
 
+
+def header_idle_values() -> dict:
+    text = header_text()
+    return {name.lower(): int(re.search(rf"RCUPOOL_IDLE_{name} = (\d+)", text).group(1))
+            for name in ("SPIN", "YIELD")}
+
+
+def test_idle_policies_match_the_headers_enum():
+    assert _native.IDLE_POLICIES == header_idle_values()
+
+
+def test_get_idle_is_yield_by_default_and_set_idle_changes_it():
+    assert rcupool.get_idle() == "yield"
+    try:
+        rcupool.set_idle("spin")
+        assert rcupool.get_idle() == "spin"
+    finally:
+        rcupool.set_idle("yield")
+    assert rcupool.get_idle() == "yield"
+
+
+@pytest.mark.parametrize("bad, exc", [("sleep", ValueError), ("", ValueError),
+                                      ("SPIN", ValueError), (1, TypeError),
+                                      (None, TypeError)])
+def test_set_idle_rejects_anything_but_spin_or_yield_and_keeps_the_policy(bad, exc):
+    before = rcupool.get_idle()
+    with pytest.raises(exc):
+        rcupool.set_idle(bad)
+    assert rcupool.get_idle() == before

@@ -34,9 +34,11 @@ __all__ = [
     "Stats",
     "barrier",
     "get_include",
+    "get_idle",
     "get_library_dir",
     "get_num_threads",
     "reset_num_threads",
+    "set_idle",
     "set_num_threads",
     "stats",
     "threads",
@@ -220,6 +222,45 @@ def barrier() -> None:
         _log.drain()
     if err != 0:
         _raise_errno(err, "rcupool_barrier")
+
+
+def set_idle(policy: str) -> None:
+    """Sets what the pool's workers do after a job (``rcupool_set_idle()``).
+
+    ``"yield"`` (the default): they sleep at once. ``"spin"``: they spin a
+    while first, so a parallel call soon after starts sooner, but the CPU
+    they spin on (tens of milliseconds after every call) is lost to every
+    other thread and process (README, "Idle workers"). Applies to the
+    calls that start afterwards, XNNPACK runtimes created afterwards
+    included.
+
+    Raises:
+        ValueError: ``policy`` is not ``"spin"`` or ``"yield"``.
+        TypeError: ``policy`` is not a str.
+    """
+    if not isinstance(policy, str):
+        raise TypeError(
+            f"idle policy must be a str, not {type(policy).__name__}")
+    if policy not in _native.IDLE_POLICIES:
+        raise ValueError(
+            f"idle policy must be 'spin' or 'yield', not {policy!r}")
+    try:
+        err = _native.lib.rcupool_set_idle(_manager(),
+                                           _native.IDLE_POLICIES[policy])
+    finally:
+        _log.drain()
+    if err != 0:
+        _raise_errno(err, f"rcupool_set_idle({policy!r})")
+
+
+def get_idle() -> str:
+    """The workers' idle policy, ``"spin"`` or ``"yield"`` (see
+    :func:`set_idle`)."""
+    try:
+        value = int(_native.lib.rcupool_idle(_manager()))
+    finally:
+        _log.drain()
+    return next(k for k, v in _native.IDLE_POLICIES.items() if v == value)
 
 
 class threads(_scope.Scope):

@@ -95,3 +95,7 @@ _proto("rcupool_unpin", None, ctypes.POINTER(PinStruct))
 _proto("rcupool_pin_threads", ctypes.c_size_t, ctypes.POINTER(PinStruct))
 _proto("rcupool_scope_enter", None, ctypes.POINTER(PinStruct))
 _proto("rcupool_scope_exit", None)
+# rcupool_idle_t is an enum: RCUPOOL_IDLE_SPIN 1, RCUPOOL_IDLE_YIELD 2.
+_proto("rcupool_set_idle", ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
+_proto("rcupool_idle", ctypes.c_int, ctypes.c_void_p)
+IDLE_POLICIES = {"spin": 1, "yield": 2}
