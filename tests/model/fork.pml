@@ -72,7 +72,8 @@
  * forgets the sections of threads gone). rp_reclaim_synchronize() holds
  * gp_gate around every grace period of the library (RECLAIM-11): -DBP
  * alone is bp with the gate memb-only (what lib/ must become, see
- * C_BP_GATE), -DBP -DC_BP_GATE is lib/ as it is.
+ * C_BP_GATE), -DBP -DC_BP_GATE is lib/ as it was at b543411 (fixed:
+ * the bp child re-initialises the gate, which -DBP models as no gate).
  *
  * One-line switches (spin -D...): each must make spin report a violation.
  *   BROKEN_ORPHAN_DEFAULT_ONLY  the child marks only the default manager's
@@ -92,7 +93,7 @@
  *   BROKEN_FORK_IN_CALLBACKS  prepare marks no fork pending and waits for
  *                           no batch: a child finds a batch half-run
  *                           (FORKMODEL-2).
- *   C_BP_GATE (with BP)     lib/ in the bp flavour as it is: gp_gate held
+ *   C_BP_GATE (with BP)     lib/ in the bp flavour as it was: gp_gate held
  *                           around every grace period but not taken by
  *                           bp's prepare. The reclaim thread takes the
  *                           gate and waits for liburcu-bp's lock, which the
