@@ -245,7 +245,7 @@ bool WriteTimelines(const char *path) {
 int main(int argc, char **argv) {
   const char *timeline =
       rcupool_bench::TakeFlag(&argc, argv, "--timeline_out=");
-  // Start liburcu's call_rcu thread (the library's reclaim thread, which
+  // Start rcupool's reclaim thread (one per copy of the library, which
   // lives until exit) before any policy runs, so that every policy's start
   // count includes it whatever the order of the runs.
   {

@@ -77,7 +77,8 @@ bool rp_read_small_file(const char *path, char *buf, size_t len) {
   return true;
 }
 
-/* Parses a decimal in 1..UINT64_MAX/2 from [s, s + n). */
+/* Parses a decimal in 1..10^18-1 from [s, s + n) (the digit cap keeps it
+ * far below overflow). */
 static bool rp_parse_positive(const char *s, size_t n, uint64_t *out) {
   if (n == 0 || n > 18) return false; /* 18 digits: no overflow below */
   uint64_t v = 0;

@@ -2,9 +2,11 @@
  * The read side: RCU read-side sections and the current pool.
  *
  * Invariants kept here:
- *   READ-1. A reader never locks, allocates (after its thread's first section)
- *       or writes shared memory: the section is liburcu's, the pointer load
- *       is a plain acquire load.
+ *   READ-1. With urcu-bp a reader never locks, allocates (after its thread's
+ *       first section) or writes shared memory: the section is liburcu's,
+ *       the pointer load is a plain acquire load. With memb the outermost
+ *       section of a thread nobody registered registers it for the section
+ *       (lib/memb.c: a lock, and a wait while a fork's handlers run).
  *   READ-2. Everything a reader did with a pool happens before that pool's
  *       retire callback: liburcu's grace period, annotated for TSAN by the
  *       release just before the section ends (tsan.h).

@@ -5,7 +5,8 @@
  * One reclaim thread per copy of the library, started on the first need
  * (a queued item or a barrier), never in a constructor or a fork handler.
  * It takes the whole queue as a batch, runs one synchronize_rcu for it,
- * then runs the batch's callbacks. liburcu's call_rcu is not used, so none
+ * then runs the batch's callbacks, and, when a callback unlinked a pool, a
+ * second synchronize_rcu before it frees that memory (RECLAIM-9). liburcu's call_rcu is not used, so none
  * of its process-global fork hooks and none of its batching delay apply.
  *
  * Invariants kept here:

@@ -4,7 +4,8 @@ def rcupool_cc_test(name, srcs, deps = [], data = [], **kwargs):
     """A GoogleTest test linked against rcupool and the test support code.
 
     Every test carries the TSAN suppression file (used by --config=tsan),
-    which names only two races inside liburcu itself.
+    which names races inside liburcu itself and one deadlock report of
+    rp_pool_create (see the file's comments).
     """
     native.cc_test(
         name = name,

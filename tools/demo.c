@@ -410,8 +410,8 @@ struct outcome {
 };
 
 /* After the run: the OS threads must come back to the others at start,
- * the library's reclaim thread (liburcu's call_rcu thread, started by the
- * first retire) and the current pool's workers; waits up to 2 s for the
+ * the library's reclaim thread (rcupool's own, one per copy of the
+ * library, started by the first retire) and the current pool's workers; waits up to 2 s for the
  * freed pools' threads to exit. */
 static void judge(rcupool_t *m, struct outcome *r) {
   rcupool_barrier(m);

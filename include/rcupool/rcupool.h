@@ -254,7 +254,11 @@ RCUPOOL_API int rcupool_barrier(rcupool_t *m);
 
 /*
  * Enters / leaves an RCU read-side section. Nestable. Any thread, no
- * registration; never blocks, never allocates after the thread's first call.
+ * registration. With urcu-bp (the default) it never blocks and never
+ * allocates after the thread's first call. With memb, the outermost
+ * section of a thread the application did not register registers it for
+ * the section: it takes a lock (rcupool's fork lock, which a fork holds
+ * while its handlers run, and liburcu-memb's registry lock) and may wait.
  * A section must be left on the thread that entered it. Keep it short:
  * while any thread is inside a section, no retired pool can be freed (the
  * grace period waits for it). rcupool itself never keeps a section open
@@ -332,7 +336,10 @@ typedef struct rcupool_pin {
  * Pins m's current pool into *pin and records its generation.
  * Returns 0, or -EINVAL when m or pin is NULL, or -EBUSY when *pin is
  * already holding a pool (unpin it first; nothing is changed).
- * Threads: any. Never blocks. Lifetime: the pool stays alive until
+ * Threads: any. Blocks: no, except the first pin (or parallel call) in a
+ * fork child, which settles the default manager: it takes the writer lock
+ * and starts the pool's threads (see README, "fork"). Lifetime: the pool
+ * stays alive until
  * rcupool_unpin(pin). A pin belongs to its storage, not to a thread: any
  * thread may unpin it. A pin whose storage is lost without an unpin (say, a
  * thread exits holding a pin in its own stack) is leaked: its pool stays
@@ -401,14 +408,17 @@ RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
  */
 RCUPOOL_API void rcupool_unpin(rcupool_pin_t *pin);
 
-/* The pinned pool, valid until rcupool_unpin(pin); NULL for an empty pin. */
+/* The pinned pool, valid until rcupool_unpin(pin); NULL for an empty pin
+ * or NULL. Threads: any. Never blocks. Lifetime: until rcupool_unpin(pin). */
 RCUPOOL_API pthreadpool_t rcupool_pin_pthreadpool(const rcupool_pin_t *pin);
 
-/* The pinned pool's thread count; 0 for an empty pin. */
+/* The pinned pool's thread count; 0 for an empty pin or NULL.
+ * Threads: any. Never blocks. */
 RCUPOOL_API size_t rcupool_pin_threads(const rcupool_pin_t *pin);
 
 /* The manager generation at which the pool was pinned (also for a sized
- * pin, see rcupool_pin_sized()); 0 for an empty pin. */
+ * pin, see rcupool_pin_sized()); 0 for an empty pin or NULL.
+ * Threads: any. Never blocks. */
 RCUPOOL_API uint64_t rcupool_pin_generation(const rcupool_pin_t *pin);
 
 /*
@@ -429,14 +439,20 @@ RCUPOOL_API bool rcupool_pin_is_current(const rcupool_pin_t *pin);
  * until the matching rcupool_scope_exit(). Nestable (innermost wins) up to
  * RCUPOOL_SCOPE_MAX_DEPTH; per thread; a scope of one manager does not
  * affect calls on another manager. The pin must stay pinned until the scope
- * is left. Exceeding the depth is a programming error: logged, then abort().
+ * is left. A NULL or empty pin, or exceeding the depth, is a programming
+ * error: "rcupool: FILE:LINE: reason" is written to stderr (no log hook
+ * runs) and the process aborts.
  * Threads: any. Never blocks.
  */
 #define RCUPOOL_SCOPE_MAX_DEPTH 16
 RCUPOOL_API void rcupool_scope_enter(const rcupool_pin_t *pin);
 
-/* Leaves the innermost scope of this thread. Leaving with no scope entered
- * is logged at warning level and ignored. */
+/*
+ * Leaves the innermost scope of this thread. Leaving with no scope entered
+ * is logged at warning level and ignored.
+ * Returns nothing. Threads: the thread that entered the scope. Never
+ * blocks. Lifetime: the scope's pin may be unpinned once this returns.
+ */
 RCUPOOL_API void rcupool_scope_exit(void);
 
 /*

@@ -61,9 +61,9 @@ TEST(RcupoolSharedDlopen, ResetThroughOneExtensionIsSeenByTheOther) {
 
 // Points 1 and 2 side by side in one process: the OS threads that loading
 // and using two extensions adds, with librcupool.so and with the static
-// library. The shared phase runs first, so liburcu's call_rcu thread (one
-// per process, in liburcu-bp.so, shared by every copy of rcupool) is
-// counted there.
+// library. The shared phase runs first, so the reclaim thread of
+// librcupool.so (one per copy of the library: the static copies start one
+// each in the static phase) is counted there.
 TEST(RcupoolDlopen, SharedGivesOnePoolStaticGivesOneManagerAndPoolEach) {
   RCUPOOL_RUN_IN_CHILD(kChildTimeoutS);
   const size_t base = BaselineThreadCount();

@@ -33,7 +33,7 @@ constexpr int kStep = 100;
 
 TEST(RcupoolPinSized, ChurnOfTenThousandPinsWithResetsEndsWithOnePoolAndItsThreads) {
   Manager m(1);
-  ASSERT_EQ(rcupool_reset(m, 2), 0);  // start liburcu's call_rcu thread
+  ASSERT_EQ(rcupool_reset(m, 2), 0);  // start rcupool's reclaim thread
   ASSERT_EQ(rcupool_reset(m, 1), 0);
   ASSERT_EQ(rcupool_barrier(m), 0);
   const size_t baseline = WaitForOsThreadCount(OsThreadCount());

@@ -11,8 +11,9 @@
  *       pool; get_pthreadpool(), get_pinned_pthreadpool(), get_thread_count()
  *       and run() never disagree about which pool that is.
  *   ETTP-3. The current pool is read only inside an rcupool read-side
- *       section (or by rcupool_parallelize_1d(), which holds one for the
- *       whole call); no lock of ours is taken on any path.
+ *       section, or by rcupool_parallelize_1d(), which reads it inside a
+ *       section and holds a dispatch reference, not a section, while the
+ *       tasks run; no lock of ours is taken on any path.
  */
 #include <executorch/extension/threadpool/threadpool.h>
 

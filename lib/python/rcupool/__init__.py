@@ -210,7 +210,7 @@ def barrier() -> None:
     """Waits until every pool that can be freed now has been freed.
 
     Pools still held by a loaded model stay alive. Blocks for at least one
-    grace period (about 10 ms).
+    grace period (a retired pool is freed about 0.1 ms after it may be).
 
     Raises:
         OSError: ``EDEADLK`` when called from inside a parallel task.
