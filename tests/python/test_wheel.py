@@ -77,10 +77,15 @@ def test_wheel_installs_in_fresh_venv_and_runs_tests_1_and_3_with_one_definer(tm
     dyn = readelf_dynamic(scope)
     assert "Shared library: [librcupool.so.0]" in dyn
     assert "Library runpath: [$ORIGIN/lib]" in dyn
+    # Importing loads the library: under asan/tsan its runtime comes first,
+    # as run_pytest.sh arranges for the outer run (preload=True).
+    load_env = dict(env)
+    if "LD_PRELOAD" in os.environ:
+        load_env["LD_PRELOAD"] = os.environ["LD_PRELOAD"]
     versions = run([str(venv / "bin" / "python"), "-c",
                     "import importlib.metadata as m, rcupool;"
                     "print(rcupool.__version__, m.version('rcupool'))"],
-                   cwd=str(tmp_path), env=env).split()
+                   cwd=str(tmp_path), env=load_env, preload=True).split()
     assert versions[0] == versions[1] == rcupool.__version__
 
     # Tests 1 and 3 from the installed package: a plain venv has no pytest,
