@@ -18,6 +18,14 @@
 # at what it does next. Programs (no "#!") run where Bazel put them.
 set -uo pipefail
 
+# Under --config=tsan, TSAN_OPTIONS names its suppressions file relative to
+# the test's working directory, which the tools below do not run in: give
+# the path from here (the file is this test's data).
+if [[ "${TSAN_OPTIONS:-}" == *suppressions=tests/tsan.supp* ]]; then
+  TSAN_OPTIONS=${TSAN_OPTIONS//suppressions=tests\/tsan.supp/suppressions=$PWD\/tests\/tsan.supp}
+  export TSAN_OPTIONS
+fi
+
 [ $# -gt 0 ] || { echo "usage: help_test.sh ENTRY_POINT..." >&2; exit 2; }
 
 base=${TEST_TMPDIR:-$(mktemp -d)}
