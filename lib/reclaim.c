@@ -45,7 +45,10 @@
  *       only while no fork is pending; fork's prepare first marks a fork
  *       pending and waits out a CALLBACKS batch (which joins idle workers
  *       and waits for a grace period: no user code), before it takes any
- *       lock the application's threads could need. So a fork finds the
+ *       lock the application's threads could need (and first waits for a
+ *       reclaim thread still starting to be ready: a thread mid-start may
+ *       be inside an allocator whose lock the child would inherit). So a
+ *       fork finds the
  *       queue IDLE or in GP (the child queues a GP batch again: its grace
  *       period never ended there), except the bp case of RECLAIM-12.
  *   RECLAIM-8. A call that waits for the reclaim thread (barrier, destroy)
@@ -123,6 +126,7 @@ static struct {
   uint64_t batch_count;
   int phase;
   bool running;
+  bool ready; /* the thread has started and waits for work (RECLAIM-7) */
   /* RECLAIM-7: forks between their hold and their parent handler (glibc
    * runs the handlers of forks on different threads concurrently: one
    * fork's parent handler must not release another's hold). */
@@ -182,6 +186,8 @@ static void *rp_reclaim_main(void *unused) {
   (void)unused;
   on_reclaim_thread = 1;
   rp_mutex_lock(&rq.mu);
+  rq.ready = true;
+  pthread_cond_broadcast(&rq.done_cv);
   for (;;) {
     while (rq.head == NULL) rp_cond_wait(&rq.wake, &rq.mu);
     struct rp_work *batch = rq.head;
@@ -419,6 +425,9 @@ int rcupool_barrier(rcupool_t *m) {
 void rp_reclaim_fork_hold(bool wait) {
   rp_mutex_lock(&rq.mu);
   rq.forks_pending++;
+  /* A thread that is still starting may be inside the C library's (or a
+   * sanitizer's) allocator: a child would inherit that lock held. */
+  while (rq.running && !rq.ready) rp_cond_wait(&rq.done_cv, &rq.mu);
   while (wait && rq.phase == RP_CALLBACKS) rp_cond_wait(&rq.done_cv, &rq.mu);
   rp_mutex_unlock(&rq.mu);
 }
@@ -457,6 +466,7 @@ void rp_reclaim_fork_child(void) {
   pthread_cond_init(&rq.wake, NULL);
   pthread_cond_init(&rq.done_cv, NULL);
   rq.running = false;
+  rq.ready = false;
   rq.forks_pending = 0; /* other threads' forks do not exist here */
   if (rq.phase == RP_GP && rq.batch != NULL) {
     /* Its grace period never ended in the parent's view of this child:

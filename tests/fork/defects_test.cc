@@ -46,6 +46,13 @@ void CountItem(void *arg, size_t) {
 // Defect 4: fork() while another thread creates the default manager.
 TEST(RcupoolDefault, ForkRacingFirstCallChildNeitherHangsNorCrashes) {
   SKIP_UNDER_TSAN();
+#if defined(__SANITIZE_ADDRESS__)
+  // The racing thread allocates (its pool's threads start and it exits)
+  // while the other forks, and gcc 12's ASan allocator is not fork-safe:
+  // a child can inherit one of its locks held (tests/torture's
+  // fork_torture_test.cc says more). The plain and memb builds run it.
+  GTEST_SKIP() << "ASan's allocator is not fork-safe with concurrent allocation";
+#endif
   RCUPOOL_RUN_IN_CHILD(kTimeoutS * 2);
   setenv("RCUPOOL_NUM_THREADS", "16", 1);
   for (int run = 0; run < 5; run++) {
