@@ -230,8 +230,6 @@ static inline void rp_log_deliver(void) {
                        0))
     rp_log_deliver_slow();
 }
-/* The thread may run user code now (the test rp_log_deliver makes). */
-bool rp_log_may_deliver(void);
 
 /* Records lost to a full queue since the process started (LOG-2). */
 uint64_t rp_log_dropped(void);

@@ -176,7 +176,7 @@ static int rp_log_pop_locked(rcupool_log_record_t *out) {
   return RP_POP_RECORD;
 }
 
-bool rp_log_may_deliver(void) {
+static bool rp_log_may_deliver(void) {
   return delivering == 0 && rp_locks_held == 0 && !rp_reclaim_on_thread() &&
          !rp_in_task() && !rp_read_ongoing_quiet();
 }
