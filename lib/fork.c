@@ -180,7 +180,8 @@ static void rp_fork_child_default(rcupool_t *m) {
                                             __ATOMIC_RELAXED));
   __atomic_store_n(&m->fork_stale, true, __ATOMIC_RELEASE);
   /* No reader of the parent's threads exists here (FORK-6: not even this
-   * thread's): the old current reference can go at once. */
+   * thread's): the manager's reference of the old pool can go at once. */
+  old->managed = false;
   if (rp_pool_put(old)) rp_reclaim_free_later_quiet(old);
 }
 
@@ -198,7 +199,14 @@ static void rp_fork_child_orphans(rcupool_t *m) {
                      __ATOMIC_RELAXED);
     /* Dropped to zero by a thread that was about to hand it over, or by
      * the line above. */
-    if (rp_pool_refs(p) == 0) rp_reclaim_fork_child_adopt(p);
+    if (rp_pool_refs(p) == 0) {
+      rp_reclaim_fork_child_adopt(p);
+    } else if (p->managed && p != m->current) {
+      /* A warm orphan is never reused (RESET-2): the manager lets it go
+       * now (WARM-3 would at its first pass). */
+      p->managed = false;
+      if (rp_pool_put(p)) rp_reclaim_free_later_quiet(p);
+    }
   }
   if (m->is_default && m == rp_default_peek() && took_manager)
     rp_fork_child_default(m);

@@ -4,7 +4,8 @@
  * Reference counting (the heart of the lifetime protocol)
  *
  *   pool->refs = pins
- *              + 1 while the pool is current          ("current reference")
+ *              + 1 while the manager holds the pool   ("manager reference":
+ *                pool->managed; the current pool and the warm pools)
  *              + 1 per retire whose grace-period callback has not yet run
  *                                                     ("retire references")
  *              + RP_DISPATCH_REF per rcupool_parallelize_1d() dispatching
@@ -15,19 +16,26 @@
  *   half) is what the one pin-count formula, rp_pool_pins_locked(), uses,
  *   and a dispatch never shows as a pin. Zero still means zero of all.
  *
- *   A pool started by rcupool_pin_sized() is never current until a reset
- *   reuses it: its refs are its pins only (generation 0), and the unpin that
- *   drops the last one hands it to the reclaim thread like any other.
+ *   Every pool starts managed (rp_pool_create): the manager's reference is
+ *   the current pool's, or a warm pool's (not current; kept for the next
+ *   pin, scope or reset of its width). A pool started by rcupool_pin_sized()
+ *   is never current until a reset reuses it (generation 0): its refs are
+ *   its pins and the manager's. So a pin's last unpin never frees a managed
+ *   pool: the pool turns warm (lib/warm.c).
  *
- *   A reset turns the old pool's current reference into a retire reference
- *   and queues a callback that drops it after a grace period. A reuse takes
- *   a new current reference with rp_pool_tryget() (never from zero). The
- *   party that drops refs to zero, and only that party, frees the pool:
- *   either the grace-period callback (already on the reclaim thread) or an
- *   unpin (or a dispatch's own reference, or destroy), which hands the pool
- *   to the reclaim thread (lib/reclaim.c). No other party may touch the
- *   pool after its own decrement. Pools are freed on the reclaim thread
- *   only (README guarantee 5).
+ *   A reset keeps the old pool managed (it turns warm) and adds a retire
+ *   reference, which a grace-period callback drops. A reuse publishes a
+ *   managed pool under m->lock and takes nothing: the manager's reference
+ *   becomes the current one. The manager lets a pool go only under m->lock
+ *   and only from refs == 1 exactly, its own reference alone (WARM-2: one
+ *   compare-and-swap to 0, so no pin, retire or dispatch can be pending),
+ *   or at destroy. The party that drops refs to zero, and only that party,
+ *   frees the pool: the warm release (warm.c), a grace-period callback
+ *   (already on the reclaim thread), or an unpin, a dispatch's own
+ *   reference or destroy of a pool the manager no longer holds, which hand
+ *   the pool to the reclaim thread (lib/reclaim.c). No other party may
+ *   touch the pool after its own decrement. Pools are freed on the reclaim
+ *   thread only (README guarantee 5).
  *
  * Locks (order: writer before lock)
  *   writer  serialises rcupool_reset(), rcupool_destroy(), the pool starts
@@ -82,6 +90,9 @@ struct rp_pool {
 
   /* Under manager->lock only. */
   unsigned retires_pending;  /* queued retire callbacks, one ref each */
+  bool managed;              /* the manager holds its reference (above) */
+  uint64_t warm_since;       /* warm.c: when the last pass saw it in use
+                                (CLOCK_MONOTONIC ns); 0: not seen yet */
   struct cds_list_head node; /* in manager->pools while alive */
 
   /* Its threads did not survive fork(). Set once, by the fork child
@@ -95,6 +106,9 @@ struct rp_pool {
 
   /* Atomic; on its own cache line: the only field pins write. */
   _Alignas(RP_CACHELINE) size_t refs;
+  /* Atomic: set by a sized pin that found this pool (one store on the
+   * line it has just written), cleared by warm.c's expiry pass. */
+  unsigned char used;
 };
 
 /* A retire in flight: one per reset, so a pool reused and retired again
@@ -131,6 +145,11 @@ struct rcupool_manager {
    * relaxed: written by create and rcupool_set_idle(), read once by each
    * call as it starts (rp_idle_flags_of). */
   uint32_t idle_flags;
+  /* Warm widths (lib/warm.c): how long a warm pool lives unused, in ns,
+   * and how many warm pools at most. Atomic, relaxed: written by create
+   * and rcupool_set_warm(), read by each expiry pass. */
+  uint64_t warm_ns;
+  uint32_t warm_max;
 
   /* Default manager only (lib/fork.c). fork_stale: set by the fork child
    * handler, which publishes `spare` (a 1-thread pool made in the parent)
@@ -216,6 +235,14 @@ static inline void rp_cond_wait_at(pthread_cond_t *cv, pthread_mutex_t *mu,
     rp_lock_failed(file, line, "pthread_cond_wait", err);
 }
 
+/* A condition wait of at most `ns` nanoseconds (on CLOCK_REALTIME, which
+ * pthread_cond_t uses by default: only the span matters here). A timeout
+ * is not a failure. */
+#define rp_cond_wait_ns(cv, mu, ns) \
+  rp_cond_wait_ns_at((cv), (mu), (ns), __FILE__, __LINE__)
+void rp_cond_wait_ns_at(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ns,
+                        const char *file, int line);
+
 /* --- log.c ---------------------------------------------------------------- */
 
 /* Hands the queued log records to the hook, on the calling thread, when it
@@ -256,10 +283,10 @@ _Noreturn void rp_die_at(const char *file, int line, const char *fmt, ...)
 
 /* --- pool.c: the pool object -------------------------------------------- */
 
-/* Creates a pool of `threads` threads with refs = 1 (the creator's: the
- * current reference of a pool about to be published, or the pin of a
- * sized pin), not yet on m->pools. Returns 0, -ENOMEM or -EAGAIN; logs
- * nothing (its callers do, LOG-5). */
+/* Creates a pool of `threads` threads, managed, with refs = 1 (the
+ * manager's reference; a sized pin adds its own pin before it lists the
+ * pool), not yet on m->pools. Returns 0, -ENOMEM or -EAGAIN; logs nothing
+ * (its callers do, LOG-5). */
 int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out);
 
 /* Takes a reference unless refs is zero. Returns false if the pool is dying. */
@@ -319,13 +346,11 @@ static inline size_t rp_pool_counted_refs(const struct rp_pool *p) {
   return rp_pool_refs(p) & (RP_DISPATCH_REF - 1);
 }
 
-/* The pins held on p (MANAGER-3): refs - 1 if current - retires_pending,
+/* The pins held on p (MANAGER-3): refs - 1 if managed - retires_pending,
  * without the dispatch references; 0 for a dying pool (refs 0). Call with
- * p->manager->lock held, where "current" and retires_pending cannot move.
- * A never-current pool (generation 0) has no base reference: all its refs
- * are pins. */
+ * p->manager->lock held, where "managed" and retires_pending cannot move. */
 static inline size_t rp_pool_pins_locked(const struct rp_pool *p) {
-  size_t base = p->retires_pending + (p == p->manager->current ? 1 : 0);
+  size_t base = p->retires_pending + (p->managed ? 1 : 0);
   size_t refs = rp_pool_counted_refs(p);
   return refs > base ? refs - base : 0;
 }
@@ -381,6 +406,48 @@ void rp_reclaim_fork_child(void);
  * pool whose refs reached zero was cut by fork). */
 void rp_reclaim_free_later_quiet(struct rp_pool *p);
 void rp_reclaim_fork_child_adopt(struct rp_pool *p);
+
+/* Wakes the reclaim thread for a warm pass (lib/warm.c) at `due`
+ * (rp_now_ns() clock; 0: now), starting it if absent. Never call with a
+ * manager's lock held (FORK-2's order puts rq.mu first). */
+void rp_reclaim_warm_kick(uint64_t due);
+
+/* --- warm.c: warm widths ---------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t rp_now_ns(void);
+
+/* A sized pin found p: it was used (WARM-3). */
+static inline void rp_warm_note_use(struct rp_pool *p) {
+  if (!__atomic_load_n(&p->used, __ATOMIC_RELAXED))
+    __atomic_store_n(&p->used, 1, __ATOMIC_RELAXED);
+}
+
+/* Lets the manager's reference of p go if it is the only one (WARM-2): a
+ * compare-and-swap of refs from 1 to 0. On success p is dying and the
+ * caller owns it: it hands it to the reclaim thread once it holds no
+ * manager lock (rp_warm_free). Call with p->manager->lock held, on a
+ * managed pool that is not current. */
+bool rp_warm_release_locked(struct rp_pool *p);
+
+/* Chains released pools through free_work.next (caller's list) and hands
+ * them all to the reclaim thread. */
+void rp_warm_chain(struct rp_work **chain, struct rp_pool *p);
+void rp_warm_free(struct rp_work *chain);
+
+/* The expiry pass over every manager (the reclaim thread's): releases the
+ * warm pools unused for their manager's warm_ms and those beyond its
+ * warm_pools, and returns when the next pass is due (0: no pool is warm or
+ * pinned off current, none is needed). */
+uint64_t rp_warm_pass_all(void);
+
+/* The same pass over m alone (barrier: all = false) or every warm pool of m
+ * (trim: all = true). Returns the number released. No lock held. */
+size_t rp_warm_pass(rcupool_t *m, bool all);
+
+/* Stores the options' warm values in m (0: defaults). False, nothing
+ * stored, when warm_ms > RCUPOOL_WARM_MS_MAX. */
+bool rp_warm_set(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools);
 
 /* --- read.c --------------------------------------------------------------- */
 
@@ -506,6 +573,10 @@ uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
 void rp_managers_fork_prepare(void);
 void rp_managers_fork_parent(void);
 void rp_managers_fork_child(void (*each)(rcupool_t *m));
+
+/* Calls fn(m, ctx) for every listed manager, under the list's lock
+ * (MANAGER-6): the warm pass's way to every manager. */
+void rp_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx);
 
 /* --- reset.c -------------------------------------------------------------- */
 

@@ -13,10 +13,25 @@
  *           the process dies with the caller's file and line.
  */
 
+#include <errno.h>
+#include <time.h>
+
 #include "internal.h"
 
 __thread unsigned rp_locks_held;
 
 void rp_lock_failed(const char *file, int line, const char *what, int err) {
   rp_die_at(file, line, "%s failed (error %d)", what, err);
+}
+
+void rp_cond_wait_ns_at(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ns,
+                        const char *file, int line) {
+  struct timespec at;
+  clock_gettime(CLOCK_REALTIME, &at);
+  uint64_t nsec = (uint64_t)at.tv_nsec + ns % 1000000000u;
+  at.tv_sec += (time_t)(ns / 1000000000u + nsec / 1000000000u);
+  at.tv_nsec = (long)(nsec % 1000000000u);
+  int err = pthread_cond_timedwait(cv, mu, &at);
+  if (__builtin_expect(err != 0 && err != ETIMEDOUT, 0))
+    rp_lock_failed(file, line, "pthread_cond_timedwait", err);
 }

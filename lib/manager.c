@@ -11,18 +11,18 @@
  *       reclaim queue). An unpin never touches the manager after its
  *       decrement (pin.c), so "no pin seen" is final: the only later users
  *       of m are callbacks, which the drain covers.
- *   MANAGER-3. pins = sum over pools of refs - (1 if current) -
+ *   MANAGER-3. pins = sum over pools of refs - (1 if managed) -
  *       retires_pending, read under m->lock, where retires_pending and
  *       "current" cannot move; refs here is rp_pool_counted_refs(), without
  *       the dispatch references of running rcupool_parallelize_1d() calls
- *       (one atomic load: a dispatch never counts as a pin). A retired pool
- *       held only by a dispatch counts as kept until that dispatch frees
- *       it. A never-current pool (generation 0) has no base reference: all
- *       its refs are pins. The formula is written once,
+ *       (one atomic load: a dispatch never counts as a pin). A pool held
+ *       only by the manager and a dispatch counts as warm (it is not
+ *       released until that dispatch ends, WARM-2). The current pool is always managed. The formula is written once,
  *       rp_pool_pins_locked() (internal.h).
  *   MANAGER-4. Under m->lock every alive pool is in exactly one of:
- *       current, retiring (retire pending), kept, never current, dying
- *       (refs 0); a reset reuses a never-current pool in one hold of the
+ *       current, retiring (retire pending), kept (pinned, was current),
+ *       never current (pinned, started by a sized pin), warm (no pin,
+ *       held by the manager, WARM-1), dying (refs 0); a reset reuses a never-current pool in one hold of the
  *       lock (reset.c, RESET-4), so stats see it in one state or the other.
  *   MANAGER-5. Every publish (create, reset, the fork child's spare) is
  *       rp_manager_publish_locked(), under m->lock: generation grows by one
@@ -72,6 +72,14 @@ void rp_managers_fork_parent(void) {
   rp_mutex_unlock(&managers_mu);
 }
 
+void rp_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx) {
+  rp_mutex_lock(&managers_mu);
+  for (struct cds_list_head *it = managers.next; it != &managers;
+       it = it->next)
+    fn(caa_container_of(it, struct rcupool_manager, all), ctx);
+  rp_mutex_unlock(&managers_mu);
+}
+
 void rp_managers_fork_child(void (*each)(rcupool_t *m)) {
   for (struct cds_list_head *it = managers.next; it != &managers;
        it = it->next) {
@@ -111,6 +119,7 @@ static int rp_manager_init(rcupool_t *m, size_t default_threads,
   CDS_INIT_LIST_HEAD(&m->pools);
   m->default_threads = default_threads;
   m->idle_flags = idle_flags;
+  rp_warm_set(m, 0, 0); /* rp_manager_create sets the options' values */
   if (pthread_mutex_init(&m->writer, NULL) != 0) return -ENOMEM;
   if (pthread_mutex_init(&m->lock, NULL) != 0) {
     pthread_mutex_destroy(&m->writer);
@@ -148,6 +157,12 @@ static int rp_manager_create(const rcupool_options_t *opts, rcupool_t **out) {
     rp_log(RCUPOOL_LOG_ERROR, "create: %d is not an idle policy", (int)idle);
     return -EINVAL;
   }
+  uint32_t warm_ms = opts != NULL ? opts->warm_ms : 0;
+  if (warm_ms > RCUPOOL_WARM_MS_MAX) {
+    rp_log(RCUPOOL_LOG_ERROR, "create: warm_ms %u is above the maximum %u",
+           (unsigned)warm_ms, (unsigned)RCUPOOL_WARM_MS_MAX);
+    return -EINVAL;
+  }
   rcupool_t *m = NULL;
   if (!rp_fault(RP_FAULT_ALLOC)) m = malloc(sizeof(*m));
   if (m == NULL) {
@@ -160,6 +175,7 @@ static int rp_manager_create(const rcupool_options_t *opts, rcupool_t **out) {
     rp_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)", err);
     return err;
   }
+  if (opts != NULL) rp_warm_set(m, opts->warm_ms, opts->warm_pools);
   rp_manager_list(m);
   *out = m;
   return 0;
@@ -216,16 +232,24 @@ static int rp_manager_destroy(rcupool_t *m) {
   __atomic_store_n(&m->current, NULL, __ATOMIC_RELEASE);
   rp_mutex_unlock(&m->lock);
 
-  /* Readers that saw cur leave their sections; then its current reference
-   * can go. With no pins it is the last one unless a retire is pending (or
-   * a dispatch of a caller that broke the rule above still holds it). */
+  /* Readers that saw cur leave their sections; then the manager's
+   * references can go, cur's and every warm pool's (WARM-2). With no pins
+   * each is the last one unless a retire is pending (or a dispatch of a
+   * caller that broke the rule above still holds the pool). */
+  (void)cur;
   rp_reclaim_synchronize();
+  struct rp_work *last = NULL;
   rp_mutex_lock(&m->lock);
-  bool last = rp_pool_put(cur);
+  struct rp_pool *p;
+  rp_for_each_pool(p, m) {
+    if (!p->managed) continue;
+    p->managed = false;
+    if (rp_pool_put(p)) rp_warm_chain(&last, p);
+  }
   rp_mutex_unlock(&m->lock);
   /* Unlinked and freed on the reclaim thread, like every pool
    * (RECLAIM-5). */
-  if (last) rp_reclaim_free_later(cur);
+  rp_warm_free(last);
 
   /* Every other pool is waiting for a retire callback or for a free that
    * an unpin has already queued (or is about to). Wait until the list is
@@ -280,17 +304,24 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
     size_t all_refs = rp_pool_refs(p);
+    size_t pins = rp_pool_pins_locked(p);
     bool is_current = p == m->current;
     s.pools_alive++;
     if (!p->fork_orphan) s.threads_alive += p->threads; /* FORK-4 */
-    s.pins += rp_pool_pins_locked(p);
+    s.pins += pins;
     s.frees_pending += p->retires_pending;
-    if (all_refs == 0)
-      s.frees_pending++; /* an unpin has handed it to the reclaim thread */
-    else if (!is_current && p->generation == 0)
+    if (all_refs == 0) {
+      s.frees_pending++; /* handed to the reclaim thread */
+    } else if (is_current || p->retires_pending != 0) {
+      /* current, or retiring */
+    } else if (pins == 0) {
+      s.pools_idle++; /* warm (WARM-1), or held by a dispatch alone */
+      if (!p->fork_orphan) s.threads_idle += p->threads;
+    } else if (p->generation == 0) {
       s.pools_never_current++; /* started for rcupool_pin_sized() */
-    else if (!is_current && p->retires_pending == 0)
+    } else {
       s.pools_kept++;
+    }
   }
   rp_mutex_unlock(&m->lock);
   s.log_dropped = rp_log_dropped();

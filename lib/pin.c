@@ -26,9 +26,10 @@
  *       under that mutex: resets and other sized pins that start pools are
  *       serialised with it, so no two live pools of one size are ever both
  *       reachable (one pool per thread count, current or not).
- *   SIZED-3. A pool started here has refs = 1 (this pin's) and generation 0
- *       (never current); it goes on m->pools under m->lock before the pin is
- *       returned. Its last unpin hands it to the reclaim thread (PIN-2), or a
+ *   SIZED-3. A pool started here has refs = 2 (this pin's and the
+ *       manager's, WARM-1) and generation 0 (never current); it goes on
+ *       m->pools under m->lock before the pin is returned. Its last unpin
+ *       leaves it warm for the next pin of its width (lib/warm.c), or a
  *       reset reuses it and makes it current (reset.c, RESET-4).
  *   SIZED-4. A failure to start a pool changes nothing: the pin stays empty
  *       and no pool, thread or counter is added.
@@ -102,11 +103,15 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
 }
 
 /* A live pool of `threads` threads, current or not, with a reference taken
- * for the caller (SIZED-1). Called with m->lock held. */
+ * for the caller (SIZED-1). Called with m->lock held. The pool found is
+ * marked used (WARM-3). */
 static struct rp_pool *rp_sized_find_locked(rcupool_t *m, size_t threads) {
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
-    if (rp_pool_tryget_sized(p, threads)) return p;
+    if (rp_pool_tryget_sized(p, threads)) {
+      rp_warm_note_use(p);
+      return p;
+    }
   }
   return NULL;
 }
@@ -122,6 +127,7 @@ static struct rp_pool *rp_sized_find_live(rcupool_t *m, size_t threads,
   rp_rcu_read_lock();
   rp_for_each_pool_rcu(p, m) {
     if (rp_pool_tryget_sized(p, threads)) {
+      rp_warm_note_use(p);
       found = p;
       break;
     }
@@ -152,6 +158,7 @@ __attribute__((noinline, cold)) static int rp_pin_sized_new(
       rp_log_deliver();
       return err;
     }
+    p->refs = 2; /* this pin's and the manager's (WARM-1); not yet shared */
     rp_mutex_lock(&m->lock);
     rp_pools_add_locked(m, p);
     m->pools_created++;
@@ -164,6 +171,7 @@ __attribute__((noinline, cold)) static int rp_pin_sized_new(
   }
   rp_mutex_unlock(&m->writer);
   rp_pin_fill(pin, m, p, gen);
+  rp_reclaim_warm_kick(0); /* a pool off current: passes are due (WARM-4) */
   rp_log_deliver();
   return 0;
 }

@@ -93,7 +93,8 @@ int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
   p->tp = tp;
   p->threads = pthreadpool_get_threads_count(tp);
   p->manager = m;
-  p->refs = 1;
+  p->refs = 1; /* the manager's reference */
+  p->managed = true;
   CDS_INIT_LIST_HEAD(&p->node);
   rp_parallel_mark_workers(p);
   *out = p;

@@ -127,6 +127,8 @@ static struct {
   int phase;
   bool running;
   bool ready; /* the thread has started and waits for work (RECLAIM-7) */
+  /* WARM-4: when the next warm pass is due (rp_now_ns clock), 0: none. */
+  uint64_t warm_due;
   /* RECLAIM-7: forks between their hold and their parent handler (glibc
    * runs the handlers of forks on different threads concurrently: one
    * fork's parent handler must not release another's hold). */
@@ -146,6 +148,7 @@ void rp_reclaim_synchronize(void) {
 }
 
 static __thread int on_reclaim_thread;
+static int rp_reclaim_start_locked(void);
 
 /* RECLAIM-12: publishes the position before an item starts. */
 static void rp_reclaim_note_position(struct rp_work *started,
@@ -181,6 +184,47 @@ static void rp_reclaim_free_unlinked(void) {
   }
 }
 
+/* Waits, rq.mu held, until work is queued (true) or the warm pass is due
+ * (false). Without a due pass the wait has no end but work. */
+static bool rp_reclaim_wait_work_locked(void) {
+  while (rq.head == NULL) {
+    if (rq.warm_due == 0) {
+      rp_cond_wait(&rq.wake, &rq.mu);
+      continue;
+    }
+    uint64_t now = rp_now_ns();
+    if (now >= rq.warm_due) return false;
+    rp_cond_wait_ns(&rq.wake, &rq.mu, rq.warm_due - now);
+  }
+  return true;
+}
+
+/* WARM-4: the pass over every manager, with rq.mu dropped around it (it
+ * takes managers_mu and each m->lock, which fork's prepare takes after
+ * rq.mu); the next due time it returns is kept unless a kick meanwhile
+ * asked for an earlier one. Entered and left with rq.mu held. */
+static void rp_reclaim_warm_pass_unlocked(void) {
+  rq.warm_due = 0;
+  rp_mutex_unlock(&rq.mu);
+  uint64_t due = rp_warm_pass_all();
+  rp_mutex_lock(&rq.mu);
+  if (due != 0 && (rq.warm_due == 0 || due < rq.warm_due)) rq.warm_due = due;
+}
+
+void rp_reclaim_warm_kick(uint64_t due) {
+  if (due == 0) due = rp_now_ns();
+  rp_mutex_lock(&rq.mu);
+  if (rq.warm_due == 0 || due < rq.warm_due) rq.warm_due = due;
+  int err = rp_reclaim_start_locked();
+  pthread_cond_signal(&rq.wake);
+  rp_mutex_unlock(&rq.mu);
+  if (err != 0)
+    rp_log(RCUPOOL_LOG_ERROR,
+           "reclaim: cannot start the reclaim thread (%d); warm pools wait "
+           "for the next try",
+           err);
+}
+
 static void *rp_reclaim_main(void *unused) {
   rp_thread_set_name("rcupool-reclaim");
   (void)unused;
@@ -189,7 +233,10 @@ static void *rp_reclaim_main(void *unused) {
   rq.ready = true;
   pthread_cond_broadcast(&rq.done_cv);
   for (;;) {
-    while (rq.head == NULL) rp_cond_wait(&rq.wake, &rq.mu);
+    if (!rp_reclaim_wait_work_locked()) {
+      rp_reclaim_warm_pass_unlocked(); /* WARM-4: due, no work queued */
+      continue;
+    }
     struct rp_work *batch = rq.head;
     uint64_t n = 0;
     for (struct rp_work *w = batch; w != NULL; w = w->next) n++;
@@ -223,6 +270,7 @@ static void *rp_reclaim_main(void *unused) {
     rq.done += n;
     rq.phase = RP_IDLE;
     pthread_cond_broadcast(&rq.done_cv);
+    rp_reclaim_warm_pass_unlocked(); /* WARM-4: after each batch */
   }
   return NULL;
 }
@@ -412,7 +460,9 @@ int rcupool_barrier(rcupool_t *m) {
            "barrier: called inside a read-side section, a task or on the "
            "reclaim thread; it would wait for itself");
     err = -EDEADLK;
-  } else if ((err = rp_reclaim_drain(m)) != 0) {
+  } else if ((err = rp_reclaim_drain(m)) != 0 ||
+             (rp_warm_pass(m, false) != 0 && (err = rp_reclaim_drain(m)) != 0)) {
+    /* WARM-4: the pass frees what m no longer keeps warm. */
     rp_log(RCUPOOL_LOG_ERROR,
            "barrier: cannot start the reclaim thread; frees wait (%d)", err);
   }
@@ -468,6 +518,7 @@ void rp_reclaim_fork_child(void) {
   rq.running = false;
   rq.ready = false;
   rq.forks_pending = 0; /* other threads' forks do not exist here */
+  rq.warm_due = 0;       /* the next kick asks again (WARM-4) */
   if (rq.phase == RP_GP && rq.batch != NULL) {
     /* Its grace period never ended in the parent's view of this child:
      * run it again, first (its items were counted in `queued` already). */

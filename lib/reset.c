@@ -3,21 +3,22 @@
  * one; a fork child's default manager is settled here.
  *
  * Invariants kept here:
- *   RESET-1. A reset never waits for readers or pins: the old pool's
- *       current reference becomes a retire reference, dropped by a
- *       grace-period callback (reclaim.c).
+ *   RESET-1. A reset never waits for readers or pins: the old pool keeps
+ *       the manager's reference (it turns warm, lib/warm.c) and gains a
+ *       retire reference, dropped by a grace-period callback (reclaim.c).
  *   RESET-2. At most one pool per thread count is alive outside a grace
- *       period: a reset to n reuses a live pool of n threads if one exists
- *       (taking its new current reference with rp_pool_tryget(), never
- *       from zero), and creates a pool only otherwise. A pool whose refs
- *       already reached zero is dying; a new pool of its size may coexist
- *       with it until the reclaim thread frees it. A pool orphaned by
- *       fork() (no workers in this process) is never reused.
+ *       period: a reset to n reuses a managed pool of n threads if one
+ *       exists (warm, retiring, kept or started by a sized pin: the
+ *       manager's reference becomes the current one, nothing is taken),
+ *       and creates a pool only otherwise. A pool whose refs already
+ *       reached zero is dying; a new pool of its size may coexist with it
+ *       until the reclaim thread frees it. A pool orphaned by fork() (no
+ *       workers in this process) is never reused.
  *   RESET-3. Every failure happens before anything is published: the
  *       retire record is allocated and the new pool started first, so an
  *       error leaves the current pool current and working.
- *   RESET-4. A reuse takes its reference (rp_pool_tryget) and publishes in
- *       one hold of m->lock. A pool found this way may be one that
+ *   RESET-4. A reuse finds its pool and publishes it in one hold of
+ *       m->lock. A pool found this way may be one that
  *       rcupool_pin_sized() started and that was never current (generation
  *       0, refs = its pins): from that hold on it is current, with a
  *       generation, and rcupool_get_stats() never sees it half-moved (its
@@ -36,13 +37,17 @@
 
 #include "internal.h"
 
-/* Finds a live pool of `threads` threads other than the current one (a
- * retired one, or one started by rcupool_pin_sized()) and takes a reference
- * on it. Called with m->lock held. */
+/* Finds a managed pool of `threads` threads other than the current one (a
+ * warm or retired one, or one started by rcupool_pin_sized()). It takes no
+ * reference: under m->lock a managed pool cannot reach zero (WARM-2), and
+ * the manager's reference becomes the current one. Called with m->lock
+ * held. */
 static struct rp_pool *rp_find_reusable_locked(rcupool_t *m, size_t threads) {
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
-    if (p != m->current && rp_pool_tryget_sized(p, threads)) return p;
+    if (p != m->current && p->managed && p->threads == threads &&
+        !p->fork_orphan)
+      return p;
   }
   return NULL;
 }
@@ -118,6 +123,10 @@ static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
     rp_mutex_lock(&m->lock);
   }
   uint64_t gen = rp_manager_publish_locked(m, next, !reused, next->threads);
+  /* The old pool stays managed (warm once its retire has run, WARM-1) and
+   * gains a retire reference; it holds the manager's, so this is not from
+   * zero. */
+  __atomic_fetch_add(&old->refs, 1, __ATOMIC_RELAXED);
   old->retires_pending++;
   rec->pool = old;
   rp_reset_settled_locked(m);

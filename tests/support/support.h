@@ -58,10 +58,14 @@ size_t ThreadBaselineAtOneThread(rcupool_t *m);
 rcupool_stats_t Stats(rcupool_t *m);
 
 // A private manager of `threads` threads, destroyed at scope exit (the test
-// fails if destroy fails).
+// fails if destroy fails). The one-argument form keeps no warm pool
+// (RCUPOOL_WARM_NONE): a pool that is not current goes at the first
+// barrier after its last unpin, the lifetime most tests check; warm widths
+// have their own tests (tests/warm), which pass warm_ms and warm_pools.
 class Manager {
  public:
   explicit Manager(size_t threads);
+  Manager(size_t threads, uint32_t warm_ms, uint32_t warm_pools);
   ~Manager();
   rcupool_t *get() const { return m_; }
   operator rcupool_t *() const { return m_; }
