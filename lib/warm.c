@@ -115,17 +115,17 @@ static void rp_warm_pass_locked(rcupool_t *m, struct rp_warm_pass *w) {
   rp_for_each_pool(p, m) {
     if (p == m->current || !p->managed) continue;
     bool used = __atomic_exchange_n(&p->used, 0, __ATOMIC_RELAXED) != 0;
-    if (rp_pool_refs(p) != 1 || p->retires_pending != 0 || used) {
+    if (used || p->warm_since == 0) p->warm_since = w->now;
+    if (rp_pool_refs(p) != 1 || p->retires_pending != 0) {
       p->warm_since = w->now; /* in use now: its linger starts again */
       rp_warm_due(w, w->now + warm_ns);
       continue;
     }
-    if (p->warm_since == 0) p->warm_since = w->now;
     if (w->all || p->fork_orphan || w->now - p->warm_since >= warm_ns) {
       rp_warm_let_go_locked(w, p);
       continue;
     }
-    warm++;
+    warm++; /* counted against the limit even if used since the last pass */
     rp_warm_due(w, p->warm_since + warm_ns);
   }
   /* Beyond the limit: the longest unused go first. */
