@@ -1,4 +1,4 @@
-// GoogleTest side of tests/support/child_process.h: run part of a test in
+// GoogleTest side of tools/child_process.h: run part of a test in
 // a child process with a timeout, so that a hang or a crash there is a
 // failure of the test rather than a stuck or lost test run. No rcupool:
 // tests/shared's host, which loads rcupool only through dlopen, uses it.
@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/child_process.h"
+#include "tools/child_process.h"
 
 namespace rcupool_test {
 
