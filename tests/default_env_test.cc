@@ -8,7 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/in_child.h"
 #include "tests/support/support.h"
 
 // RCUPOOL_NUM_THREADS is read once per process, by the first
@@ -66,36 +65,4 @@ TEST(RcupoolDefault, InvalidEnvironmentCountIsLoggedAndIgnored) {
     EXPECT_EQ(DefaultThreadsInChild(bad, &warned), fallback) << bad;
     EXPECT_TRUE(warned) << bad;
   }
-}
-
-// A fork child's inherited pools have no workers there: the child's first
-// pin settles the default manager (lib/fork.c), and the orphaned pools are
-// then freed without their pthreadpools, which cannot be destroyed there
-// (pthreadpool_destroy would wait for workers that do not exist). Those
-// pthreadpools must stay reachable, not lost: the valgrind job runs this
-// binary under memcheck, whose leak check at the grandchild's exit turns a
-// definitely lost block into exit code 99.
-TEST(RcupoolDefault, ForkChildFreesOrphanedPoolsAndKeepsTheirPthreadpoolsReachable) {
-  SKIP_UNDER_TSAN();
-  int code = rcupool_test::ForkAndWait([] {
-    rcupool_t *m = rcupool_default();
-    if (m == nullptr || rcupool_reset(m, 2) != 0) return 10;
-    return rcupool_test::ForkAndWait([m] {
-      rcupool_stats_t before{}, after{};
-      if (rcupool_get_stats(m, &before) != 0) return 11;
-      rcupool_pin_t pin{};
-      if (rcupool_pin(m, &pin) != 0) return 12;
-      if (rcupool_pin_threads(&pin) != 2) return 13;
-      rcupool_unpin(&pin);
-      // The spare turns warm when the pin settles the manager: trim lets
-      // it go (a barrier would keep it for the next pin of one thread).
-      if (rcupool_trim(m) < 0) return 14;
-      if (rcupool_get_stats(m, &after) != 0) return 15;
-      // Freed in this process: the orphaned 2-thread pool and the spare
-      // that stood in until the pin settled the manager.
-      if (after.pools_freed < before.pools_freed + 2) return 16;
-      return 0;
-    });
-  });
-  EXPECT_EQ(code, 0);
 }

@@ -347,21 +347,6 @@ TEST(RcupoolPinSized, GenerationIsManagerGenerationWhenTakenAndResetsDoNotMoveIt
   rcupool_unpin(&pin);
 }
 
-TEST(RcupoolDestroy, WithSizedPinHeldIsBusy) {
-  rcupool_t *m = nullptr;
-  rcupool_options_t o{};
-  o.threads = 1;
-  ASSERT_EQ(rcupool_create(&o, &m), 0);
-  rcupool_pin_t pin{};
-  ASSERT_EQ(rcupool_pin_sized(m, 2, &pin), 0);
-  EXPECT_EQ(rcupool_destroy(m), -EBUSY);
-  rcupool_scope_enter(&pin);
-  EXPECT_TRUE(ManagerSumIsRight(m, 1000));
-  rcupool_scope_exit();
-  rcupool_unpin(&pin);
-  EXPECT_EQ(rcupool_destroy(m), 0);
-}
-
 // Bad input and misuse (README's table).
 TEST(RcupoolPinSized, NullManagerOrPinOrAboveMaximumIsInvalidAndChangesNothing) {
   Manager m(1);
@@ -405,23 +390,6 @@ TEST(RcupoolPinSized, UnpinTwiceIsLoggedNoopAndFreesOnce) {
   rcupool_stats_t s = Stats(m);
   EXPECT_EQ(s.pools_freed, 1u);
   EXPECT_EQ(s.pools_alive, 1u);
-}
-
-// The fields that existed before pools_never_current keep their offsets
-// (the struct only grew at its end).
-TEST(RcupoolGetStats, StructFieldsBeforePoolsNeverCurrentKeepTheirOffsets) {
-  EXPECT_EQ(offsetof(rcupool_stats_t, generation), 0u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, threads), 8u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, pools_alive), 16u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, pools_kept), 24u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, pins), 32u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, resets), 40u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, reuses), 48u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, pools_created), 56u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, pools_freed), 64u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, frees_pending), 72u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, threads_alive), 80u);
-  EXPECT_EQ(offsetof(rcupool_stats_t, pools_never_current), 88u);
 }
 
 // As RcupoolPin's: the first sized pin of a new thread (checked path) and

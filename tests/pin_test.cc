@@ -1,5 +1,5 @@
-// rcupool_pin / rcupool_unpin: a pin keeps its pool, across resets, until
-// it lets go.
+// rcupool_pin / rcupool_unpin (lib/pin.c): a pin keeps its pool, across
+// resets, until it lets go; bad input and misuse.
 #include <errno.h>
 
 #include <thread>
@@ -8,6 +8,7 @@
 
 #include "tests/support/support.h"
 
+using rcupool_test::LogRecorder;
 using rcupool_test::Manager;
 using rcupool_test::ParallelSumIsRight;
 using rcupool_test::Stats;
@@ -72,7 +73,7 @@ TEST(RcupoolUnpin, LastUnpinOfRetiredPoolFreesItAfterBarrier) {
 }
 
 TEST(RcupoolUnpin, KeptPoolIsLoggedAtInfoWithPinCount) {
-  rcupool_test::LogRecorder log;
+  LogRecorder log;
   Manager m(2);
   rcupool_pin_t a{}, b{};
   ASSERT_EQ(rcupool_pin(m, &a), 0);
@@ -86,26 +87,6 @@ TEST(RcupoolUnpin, KeptPoolIsLoggedAtInfoWithPinCount) {
   EXPECT_EQ(log.Count(RCUPOOL_LOG_DEBUG, "last pin released"), 1u);
   EXPECT_GE(log.Count(RCUPOOL_LOG_DEBUG, "publish"), 2u);
   EXPECT_GE(log.Count(RCUPOOL_LOG_DEBUG, "retire"), 1u);
-}
-
-TEST(RcupoolDestroy, WithPinHeldIsBusyAndPinKeepsWorking) {
-  rcupool_options_t opts{};
-  opts.threads = 2;
-  rcupool_t *m = nullptr;
-  ASSERT_EQ(rcupool_create(&opts, &m), 0);
-  rcupool_pin_t pin{};
-  ASSERT_EQ(rcupool_pin(m, &pin), 0);
-  ASSERT_EQ(rcupool_reset(m, 3), 0);
-
-  EXPECT_EQ(rcupool_destroy(m), -EBUSY);
-  rcupool_stats_t s = Stats(m);
-  EXPECT_EQ(s.pools_freed, 0u);
-  EXPECT_EQ(s.pins, 1u);
-  EXPECT_TRUE(ParallelSumIsRight(rcupool_pin_pthreadpool(&pin), 1000));
-  EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 1000));
-
-  rcupool_unpin(&pin);
-  EXPECT_EQ(rcupool_destroy(m), 0);
 }
 
 // A thread's first pin goes the checked way (liburcu has not met the
@@ -126,4 +107,83 @@ TEST(RcupoolPin, FirstAndLaterPinsOfNewThreadPinCurrentPoolAndLeaveNoSection) {
   });
   t.join();
   EXPECT_EQ(Stats(m).pins, 0u);
+}
+
+// --- bad input and misuse ---------------------------------------------------
+
+TEST(RcupoolPin, NullManagerOrPinIsInvalidAndNotLogged) {
+  rcupool_pin_t pin{};
+  EXPECT_EQ(rcupool_pin(nullptr, &pin), -EINVAL);
+  Manager m(2);
+  LogRecorder log;
+  EXPECT_EQ(rcupool_pin(m, nullptr), -EINVAL);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "NULL pin"), 0u);
+  EXPECT_EQ(Stats(m).pins, 0u);
+}
+
+TEST(RcupoolPin, AccessorsOfNullPinReadAsEmpty) {
+  EXPECT_EQ(rcupool_pin_pthreadpool(nullptr), nullptr);
+  EXPECT_EQ(rcupool_pin_threads(nullptr), 0u);
+  EXPECT_EQ(rcupool_pin_generation(nullptr), 0u);
+  EXPECT_FALSE(rcupool_pin_is_current(nullptr));
+}
+
+TEST(RcupoolPin, UsedAfterUnpinReadsAsEmpty) {
+  Manager m(2);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  rcupool_unpin(&pin);
+  EXPECT_EQ(rcupool_pin_pthreadpool(&pin), nullptr);
+  EXPECT_EQ(rcupool_pin_threads(&pin), 0u);
+  EXPECT_EQ(rcupool_pin_generation(&pin), 0u);
+  EXPECT_FALSE(rcupool_pin_is_current(&pin));
+  // The released storage can be pinned again.
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  EXPECT_TRUE(rcupool_pin_is_current(&pin));
+  rcupool_unpin(&pin);
+}
+
+TEST(RcupoolPin, AlreadyHoldingPinIsBusyAndKeepsFirstPool) {
+  Manager m(2);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  pthreadpool_t first = rcupool_pin_pthreadpool(&pin);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  EXPECT_EQ(rcupool_pin(m, &pin), -EBUSY);
+  EXPECT_EQ(rcupool_pin_pthreadpool(&pin), first);
+  EXPECT_EQ(Stats(m).pins, 1u);
+  rcupool_unpin(&pin);
+}
+
+TEST(RcupoolUnpin, NullPinIsLoggedNoop) {
+  Manager m(2);
+  LogRecorder log;
+  rcupool_unpin(nullptr);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "NULL pin"), 1u);
+  EXPECT_EQ(Stats(m).pins, 0u);
+}
+
+TEST(RcupoolUnpin, ZeroedPinIsLoggedNoop) {
+  Manager m(2);
+  LogRecorder log;
+  rcupool_pin_t pin{};
+  rcupool_unpin(&pin);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "is empty"), 1u);
+  EXPECT_EQ(Stats(m).pins, 0u);
+}
+
+TEST(RcupoolUnpin, TwiceIsLoggedNoopAndFreesOnce) {
+  Manager m(2);
+  LogRecorder log;
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  rcupool_unpin(&pin);
+  rcupool_unpin(&pin);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "is empty"), 1u);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_freed, 1u);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pins, 0u);
 }

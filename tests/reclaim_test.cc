@@ -1,17 +1,37 @@
-// Reclamation: retired pools are freed after their grace period and last
-// pin, on the library's thread, and nothing accumulates.
+// Reclamation and the barrier (lib/reclaim.c): retired pools are freed after
+// their grace period and last pin, on the library's thread, and nothing
+// accumulates; rcupool_barrier where it would wait for itself (-EDEADLK)
+// and when the reclaim thread cannot start (-EAGAIN). The cases from a
+// direct pthreadpool call and with the reclaim thread failing run in a
+// fresh process (RCUPOOL_RUN_IN_CHILD of tests/support/in_child.h), so a
+// hang is a failure after a timeout.
 #include <errno.h>
+#include <pthread.h>
+#include <rcupool/inline.h>
+#include <time.h>
 
+#include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "rcupool_private/testing.h"
+#include "tests/support/in_child.h"
 #include "tests/support/support.h"
 
+using rcupool_test::LogRecorder;
 using rcupool_test::Manager;
+using rcupool_test::ManagerSumIsRight;
 using rcupool_test::Stats;
 using rcupool_test::WaitForOsThreadCount;
+
+namespace {
+
+constexpr int kTimeoutS = 120;
+
+}  // namespace
 
 TEST(RcupoolBarrier, NeverPinnedRetiredPoolIsFreed) {
   Manager m(2);
@@ -81,3 +101,144 @@ TEST(RcupoolBarrier, ThreadsThatUsedSectionsAndExitedDoNotBlockGracePeriods) {
   EXPECT_EQ(s.frees_pending, 0u);
 }
 
+// --- where the barrier would wait for itself --------------------------------
+
+TEST(RcupoolBarrier, NullManagerIsInvalid) {
+  EXPECT_EQ(rcupool_barrier(nullptr), -EINVAL);
+}
+
+TEST(RcupoolBarrier, InsideReadSectionIsDeadlockError) {
+  Manager m(2);
+  rcupool_read_lock();
+  EXPECT_EQ(rcupool_barrier(m), -EDEADLK);
+  EXPECT_EQ(rcupool_destroy(m), -EDEADLK);
+  rcupool_read_unlock();
+}
+
+namespace {
+struct InTaskCtx {
+  rcupool_t *m;
+  std::atomic<int> barrier_result{1};
+  std::atomic<int> destroy_result{1};
+};
+void CallBarrierInTask(void *arg, size_t i) {
+  auto *c = static_cast<InTaskCtx *>(arg);
+  if (i != 0) return;
+  c->barrier_result = rcupool_barrier(c->m);
+  c->destroy_result = rcupool_destroy(c->m);
+}
+}  // namespace
+
+TEST(RcupoolBarrier, InsideTaskIsDeadlockError) {
+  Manager m(2);
+  InTaskCtx c;
+  c.m = m;
+  ASSERT_EQ(rcupool_parallelize_1d(m, CallBarrierInTask, &c, 4, 0), 0);
+  EXPECT_EQ(c.barrier_result.load(), -EDEADLK);
+  EXPECT_EQ(c.destroy_result.load(), -EDEADLK);
+}
+
+TEST(RcupoolBarrier, InsideInlineSectionIsDeadlockError) {
+  Manager m(2);
+  rcupool_read_lock_inline();
+  EXPECT_EQ(rcupool_barrier(m), -EDEADLK);
+  rcupool_read_unlock_inline();
+}
+
+TEST(RcupoolBarrier, InsideSectionIsEdeadlkAndLoggedOnceAtErrorLevel) {
+  Manager m(1);
+  LogRecorder log;
+  rcupool_read_lock();
+  int err = rcupool_barrier(m);
+  rcupool_read_unlock();
+  EXPECT_EQ(err, -EDEADLK);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_ERROR, "barrier:"), 1u);
+}
+
+// Barrier or destroy from a task that pthreadpool runs directly (README's
+// short use: section, rcupool_current, pthreadpool_parallelize; issue 10,
+// defect 10).
+struct Direct {
+  rcupool_t *m;
+  pthread_t caller;
+  std::atomic<int> deadlk{0};
+  std::atomic<int> other{0};
+  std::atomic<int> on_workers{0};
+  bool destroy;
+};
+
+// The caller's own items wait (up to 10 s) until a worker has taken an
+// item: otherwise the caller, whose items fail fast, may steal every item
+// before a worker wakes, and the case of a worker calling barrier or
+// destroy would never run.
+void BarrierTask(void *arg, size_t) {
+  auto *d = static_cast<Direct *>(arg);
+  if (pthread_equal(pthread_self(), d->caller)) {
+    for (int i = 0; i < 10000 && d->on_workers.load() == 0; i++)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  } else {
+    d->on_workers++;
+  }
+  int r = d->destroy ? rcupool_destroy(d->m) : rcupool_barrier(d->m);
+  (r == -EDEADLK ? d->deadlk : d->other)++;
+}
+
+TEST(RcupoolBarrier, FromTaskOfDirectPthreadpoolCallIsEdeadlk) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  for (bool destroy : {false, true}) {
+    rcupool_options_t o{};
+    o.threads = 3;
+    rcupool_t *m = nullptr;
+    ASSERT_EQ(rcupool_create(&o, &m), 0);
+    ASSERT_EQ(rcupool_reset(m, 2), 0);  // a retire in flight
+    ASSERT_EQ(rcupool_reset(m, 3), 0);
+    Direct d;
+    d.m = m;
+    d.caller = pthread_self();
+    d.destroy = destroy;
+    rcupool_read_lock();
+    pthreadpool_parallelize_1d(rcupool_current(m), BarrierTask, &d, 30, 0);
+    rcupool_read_unlock();
+    EXPECT_GT(d.on_workers.load(), 0) << "no worker ran an item";
+    EXPECT_EQ(d.other.load(), 0) << (destroy ? "destroy" : "barrier");
+    EXPECT_EQ(d.deadlk.load(), 30);
+    EXPECT_EQ(rcupool_destroy(m), 0);
+  }
+}
+
+// --- when the reclaim thread cannot start -----------------------------------
+
+// The reclaim thread cannot start. Before: barrier and destroy retried with
+// sched_yield for ever at 100% CPU. Now both return -EAGAIN at once,
+// destroy having changed nothing, and both work once it can.
+bool FailReclaimThread(void *, int site) {
+  return site == RP_FAULT_SITE_RECLAIM_THREAD;
+}
+
+static double CpuSeconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+TEST(RcupoolBarrier, ReclaimThreadCannotStartReturnsEagainWithoutSpinning) {
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_t *priv = nullptr;
+  rcupool_options_t opts = {};
+  opts.threads = 2;
+  ASSERT_EQ(rcupool_create(&opts, &priv), 0);
+  rp_fault_set_hook(FailReclaimThread, nullptr);
+  ASSERT_EQ(rcupool_reset(priv, 1), 0);  // a retire waits in the queue
+  double cpu0 = CpuSeconds();
+  EXPECT_EQ(rcupool_barrier(priv), -EAGAIN);
+  EXPECT_EQ(rcupool_destroy(priv), -EAGAIN);
+  EXPECT_LT(CpuSeconds() - cpu0, 0.5);
+  EXPECT_EQ(Stats(priv).pools_alive, 2u);  // destroy changed nothing
+  EXPECT_TRUE(ManagerSumIsRight(priv, 64));
+  rp_fault_set_hook(nullptr, nullptr);
+  EXPECT_EQ(rcupool_barrier(priv), 0);
+  EXPECT_GE(rcupool_trim(priv), 0);  // the pool it made stays warm otherwise
+  EXPECT_EQ(Stats(priv).pools_alive, 1u);
+  EXPECT_EQ(rcupool_destroy(priv), 0);
+}

@@ -45,7 +45,7 @@
 #include <rcupool/rcupool.h>
 #include <rcupool/xnnpack.h>
 
-#include "tests/support/child_process.h"
+#include "tools/child_process.h"
 #include "tools/model/mlp.h"
 #include "tools/os_threads.h"
 #include "tools/reported_case.h"

@@ -2,7 +2,8 @@
 // negative errno of a public call is logged once, with its reason, where
 // it is decided (-EBUSY at warning level, the rest at error level; -EINVAL
 // for a NULL argument is not logged). Each case here is an error path that
-// used to return without a word, next to barrier's, which always logged.
+// used to return without a word, next to barrier's, which always logged
+// (tests/reclaim_test.cc).
 // Also: a fork child's settle says so at debug level (the line existed but
 // could never be written).
 #include <errno.h>
@@ -35,16 +36,6 @@ bool FailEveryAllocation(void *, int site) {
 }
 
 }  // namespace
-
-TEST(RcupoolBarrier, InsideSectionIsEdeadlkAndLoggedOnceAtErrorLevel) {
-  Manager m(1);
-  LogRecorder log;
-  rcupool_read_lock();
-  int err = rcupool_barrier(m);
-  rcupool_read_unlock();
-  EXPECT_EQ(err, -EDEADLK);
-  EXPECT_EQ(log.Count(RCUPOOL_LOG_ERROR, "barrier:"), 1u);
-}
 
 TEST(RcupoolDestroy, InsideSectionIsEdeadlkAndLoggedOnceAtErrorLevel) {
   Manager m(1);

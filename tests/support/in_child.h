@@ -1,4 +1,4 @@
-// GoogleTest side of tests/support/child_process.h: run part of a test in
+// GoogleTest side of tools/child_process.h: run part of a test in
 // a child process with a timeout, so that a hang or a crash there is a
 // failure of the test rather than a stuck or lost test run. No rcupool:
 // tests/shared's host, which loads rcupool only through dlopen, uses it.
@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/child_process.h"
+#include "tools/child_process.h"
 
 namespace rcupool_test {
 
@@ -76,6 +76,18 @@ child_result_t RerunThisTestInChild(int timeout_s);
   GTEST_SKIP() << "ThreadSanitizer does not support threads in a fork child"
 #else
 #define SKIP_UNDER_TSAN() ((void)0)
+#endif
+
+// Skips a test that forks while other threads allocate under gcc 12's
+// AddressSanitizer, which does not lock its allocator around fork(): such a
+// child can inherit an allocator lock held for ever
+// (tests/torture/fork_torture_test.cc says more). The plain and memb builds
+// run it.
+#if defined(__SANITIZE_ADDRESS__)
+#define SKIP_FORK_DURING_CHURN_UNDER_ASAN() \
+  GTEST_SKIP() << "ASan's allocator is not fork-safe with concurrent allocation"
+#else
+#define SKIP_FORK_DURING_CHURN_UNDER_ASAN() ((void)0)
 #endif
 
 #endif  // RCUPOOL_TESTS_SUPPORT_IN_CHILD_H

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/child_process.h"
+#include "tools/child_process.h"
 
 namespace {
 

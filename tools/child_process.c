@@ -9,7 +9,7 @@
  *            fork handler of this process runs for it.
  */
 #define _GNU_SOURCE
-#include "tests/support/child_process.h"
+#include "tools/child_process.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -8,8 +8,8 @@
  * killed at the timeout, and always reap it. Pointers are read during the
  * call only.
  */
-#ifndef RCUPOOL_TESTS_SUPPORT_CHILD_PROCESS_H
-#define RCUPOOL_TESTS_SUPPORT_CHILD_PROCESS_H
+#ifndef RCUPOOL_TOOLS_CHILD_PROCESS_H
+#define RCUPOOL_TOOLS_CHILD_PROCESS_H
 
 #include <stddef.h>
 
@@ -58,4 +58,4 @@ void child_describe(const child_result_t *r, char *buf, size_t n);
 }
 #endif
 
-#endif /* RCUPOOL_TESTS_SUPPORT_CHILD_PROCESS_H */
+#endif /* RCUPOOL_TOOLS_CHILD_PROCESS_H */
