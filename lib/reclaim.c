@@ -461,8 +461,10 @@ int rcupool_barrier(rcupool_t *m) {
            "reclaim thread; it would wait for itself");
     err = -EDEADLK;
   } else if ((err = rp_reclaim_drain(m)) != 0 ||
-             (rp_warm_pass(m, false) != 0 && (err = rp_reclaim_drain(m)) != 0)) {
-    /* WARM-4: the pass frees what m no longer keeps warm. */
+             (rp_warm_pass(m, false), (err = rp_reclaim_drain(m)) != 0)) {
+    /* WARM-4: the pass frees what m no longer keeps warm; the second
+     * drain also covers pools the reclaim thread's own pass released
+     * (dying, not yet queued: rp_reclaim_drain waits for those too). */
     rp_log(RCUPOOL_LOG_ERROR,
            "barrier: cannot start the reclaim thread; frees wait (%d)", err);
   }

@@ -188,7 +188,7 @@ int rcupool_trim(rcupool_t *m) {
   int err = rcupool_barrier(m);
   if (err != 0) return err;
   size_t n = rp_warm_pass(m, true);
-  if (n != 0) err = rcupool_barrier(m);
+  err = rcupool_barrier(m);
   if (n != 0)
     rp_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm pools",
            (void *)m, n);

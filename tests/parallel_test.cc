@@ -245,6 +245,7 @@ TEST(RcupoolParallelize1d, TaskUnpinsScopePinOfRetiredPoolRunsAllItemsPoolFreedA
   RCUPOOL_RUN_IN_CHILD(kTimeoutS);
   rcupool_options_t o{};
   o.threads = 3;
+  o.warm_pools = RCUPOOL_WARM_NONE;  // the barrier frees the unpinned pool
   rcupool_t *m = nullptr;
   ASSERT_EQ(rcupool_create(&o, &m), 0);
   for (int round = 0; round < 10; round++) {

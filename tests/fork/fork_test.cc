@@ -36,6 +36,11 @@ using rcupool_test::WaitForOsThreadCount;
 
 namespace {
 
+// These cases check the default manager's lifetime without warm pools (a
+// barrier frees every pool that is neither current nor pinned); warm
+// widths, in a fork child too, are tests/warm's.
+RCUPOOL_TEST_DEFAULT_KEEPS_NO_WARM_POOLS();
+
 constexpr int kTimeoutS = 120;
 
 // Checks in a child process: gtest's assertions would only fail the

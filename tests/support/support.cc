@@ -129,6 +129,10 @@ Manager::Manager(size_t threads, uint32_t warm_ms, uint32_t warm_pools) {
   EXPECT_EQ(rcupool_create(&opts, &m_), 0);
 }
 
+void DefaultKeepsNoWarmPools::SetUp() {
+  ASSERT_EQ(rcupool_set_warm(rcupool_default(), 0, RCUPOOL_WARM_NONE), 0);
+}
+
 Manager::~Manager() { EXPECT_EQ(rcupool_destroy(m_), 0); }
 
 }  // namespace rcupool_test

@@ -13,6 +13,8 @@
 #include <pthreadpool.h>
 #include <rcupool/rcupool.h>
 
+#include <gtest/gtest.h>
+
 #include "tests/support/threads.h"
 
 namespace rcupool_test {
@@ -72,6 +74,20 @@ class Manager {
 
  private:
   rcupool_t *m_ = nullptr;
+};
+
+// Registers, before the first test of the binary, a setting of the default
+// manager to keep no warm pool (RCUPOOL_WARM_NONE): for test files that
+// check the default manager's lifetime as "a barrier frees every pool that
+// is neither current nor pinned". Use at namespace scope:
+//   RCUPOOL_TEST_DEFAULT_KEEPS_NO_WARM_POOLS();
+#define RCUPOOL_TEST_DEFAULT_KEEPS_NO_WARM_POOLS()                       \
+  static ::testing::Environment *const rcupool_no_warm_env_ =            \
+      ::testing::AddGlobalTestEnvironment(                               \
+          new ::rcupool_test::DefaultKeepsNoWarmPools())
+class DefaultKeepsNoWarmPools : public ::testing::Environment {
+ public:
+  void SetUp() override;
 };
 
 }  // namespace rcupool_test
