@@ -53,16 +53,24 @@ typedef void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level,
  * start, so its ctx may be freed. Called from inside a hook it does not
  * wait (two hooks doing so at once would wait for each other): calls of
  * the previous hook on other threads may then still be running.
- * Threads: any, a hook included. Blocks: outside a hook, until calls of
- * the previous hook on other threads return; do not call it while holding
- * a lock your hook takes.
+ * Returns: nothing.
+ * Threads: any, a hook included.
+ * Blocks: outside a hook, until calls of the previous hook on other threads
+ *   return; do not call it while holding a lock your hook takes. Restoring
+ *   the default writes what is queued to stderr.
+ * Lifetime: fn and ctx are kept until a later rcupool_set_log() or
+ *   rcupool_log_hold() returns (called outside a hook).
  */
 RCUPOOL_API void rcupool_set_log(rcupool_log_fn fn, void *ctx);
 
 /*
  * Records below `min` are not queued (nor written by the default sink).
- * Default: RCUPOOL_LOG_DEBUG, every record.
- * Threads: any. Never blocks.
+ * Default: RCUPOOL_LOG_DEBUG, every record. A level above
+ * RCUPOOL_LOG_ERROR is taken as RCUPOOL_LOG_ERROR.
+ * Returns: nothing.
+ * Threads: any.
+ * Blocks: no (one atomic store).
+ * Lifetime: no pointers kept.
  */
 RCUPOOL_API void rcupool_set_log_level(rcupool_log_level_t min);
 
@@ -71,7 +79,10 @@ RCUPOOL_API void rcupool_set_log_level(rcupool_log_level_t min);
  * thread may run the hook (see the log's rule above; otherwise it does
  * nothing). For an application that wants the records of the reclaim
  * thread without waiting for its next rcupool call.
- * Threads: any. Blocks: while the hook runs.
+ * Returns: nothing.
+ * Threads: any.
+ * Blocks: while the hook runs.
+ * Lifetime: no pointers kept.
  */
 RCUPOOL_API void rcupool_log_deliver(void);
 
@@ -87,15 +98,22 @@ typedef struct rcupool_log_record {
  * own logging, such as the Python package, pulls them on its own threads).
  * rcupool_set_log() ends pull mode. Waits for running hook calls as
  * rcupool_set_log() does.
- * Threads: any. Blocks: as rcupool_set_log().
+ * Returns: nothing.
+ * Threads: any.
+ * Blocks: as rcupool_set_log().
+ * Lifetime: the previous hook's fn and ctx are no longer used once this
+ *   returns (called outside a hook).
  */
 RCUPOOL_API void rcupool_log_hold(void);
 
 /*
  * Moves the oldest queued record to *out. A pending count of dropped
  * records comes first, as a warning of its own.
- * Returns 1 when a record was taken, 0 when none is queued, -EINVAL when
- * out is NULL. Threads: any. Never blocks for long (a short internal lock).
+ * Returns: 1 when a record was taken, 0 when none is queued, -EINVAL when
+ *   out is NULL.
+ * Threads: any.
+ * Blocks: no longer than the log queue's short internal lock is held.
+ * Lifetime: no pointers kept; *out is a copy.
  */
 RCUPOOL_API int rcupool_log_take(rcupool_log_record_t *out);
 
@@ -105,8 +123,13 @@ RCUPOOL_API int rcupool_log_take(rcupool_log_record_t *out);
  * built on rcupool (its XNNPACK backend, a runtime's extensions) log where
  * rcupool logs; then delivers what is queued if the calling thread may run
  * the hook. A level outside the enum is treated as RCUPOOL_LOG_ERROR.
- * Threads: any, a hook and a parallel task included. Blocks: while the
- * hook runs (never when called from a hook, a task or a section).
+ * Returns: nothing.
+ * Threads: any, a hook and a parallel task included.
+ * Blocks: while the hook runs (never when called from a hook, a task or a
+ *   section); with the default sink, while a warning or an error is
+ *   written to stderr.
+ * Lifetime: fmt and its arguments are formatted during the call; no
+ *   pointers kept.
  */
 RCUPOOL_API void rcupool_log(rcupool_log_level_t level, const char *fmt, ...)
     RCUPOOL_PRINTF(2, 3);

@@ -62,13 +62,16 @@ typedef struct rcupool_options {
  * opts may be NULL (all defaults). Environment variables are not read here;
  * only rcupool_default() reads them.
  *
- * Returns 0 and stores the manager in *out, or
+ * Returns: 0 and stores the manager in *out, or
  *   -EINVAL  out is NULL, opts->threads > RCUPOOL_MAX_THREADS or opts->idle
  *            is not a value of rcupool_idle_t;
  *   -ENOMEM  allocation failed;
  *   -EAGAIN  the pool's threads could not be started.
- * On error *out is left unchanged and nothing stays allocated.
- * Threads: any. Blocks: yes, while threads start.
+ *   On error *out is left unchanged and nothing stays allocated.
+ * Threads: any.
+ * Blocks: yes, while the first pool's threads start.
+ * Lifetime: the manager until rcupool_destroy(); opts is read during the
+ *   call only.
  */
 RCUPOOL_API int rcupool_create(const rcupool_options_t *opts, rcupool_t **out);
 
@@ -77,7 +80,7 @@ RCUPOOL_API int rcupool_create(const rcupool_options_t *opts, rcupool_t **out);
  * for pending grace-period callbacks. The manager must not be used by any
  * other call during or after destroy.
  *
- * Returns 0 (also for NULL), or
+ * Returns: 0 (also for NULL), or
  *   -EBUSY    a pin on any of its pools is still held; nothing was freed and
  *             the manager is fully usable;
  *   -EPERM    m is the process-wide manager of rcupool_default();
@@ -89,8 +92,9 @@ RCUPOOL_API int rcupool_create(const rcupool_options_t *opts, rcupool_t **out);
  *             pthreadpool_parallelize_*() directly on a pool;
  *   -EAGAIN   the library's reclaim thread is not running and cannot be
  *             started (a thread limit): nothing was changed; retry later.
- * Threads: any thread but those above. Blocks: yes (grace periods and the
- * joins of worker threads).
+ * Threads: any thread but those above.
+ * Blocks: yes (grace periods and the joins of worker threads).
+ * Lifetime: m is gone once this returns 0; on an error it stays usable.
  */
 RCUPOOL_API int rcupool_destroy(rcupool_t *m);
 
@@ -106,10 +110,11 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * at info level ("default size 1 threads: 2 performance cores in the
  * affinity mask of 2 CPUs; cgroup quota 1 CPUs").
  *
- * Returns NULL only if the first creation failed (logged at error level);
- * a later call tries again. The pointer stays valid until the process exits.
- * Threads: any; concurrent first calls create one manager. Blocks: the first
- * call, while threads start.
+ * Returns: the manager; NULL only if the first creation failed (logged at
+ *   error level): a later call tries again.
+ * Threads: any; concurrent first calls create one manager.
+ * Blocks: the first call, while threads start (later calls: no).
+ * Lifetime: the manager stays valid until the process exits.
  *
  * In a child created by fork(), the manager's pools have lost their worker
  * threads; until the child's first rcupool_parallelize_1d() outside a
@@ -133,24 +138,39 @@ RCUPOOL_API rcupool_t *rcupool_default(void);
  *
  * Never waits for readers or pins. Holders of pins keep their pool.
  *
- * Returns 0, or
+ * Returns: 0, or
  *   -EINVAL  m is NULL or threads > RCUPOOL_MAX_THREADS;
  *   -ENOMEM  allocation failed;
  *   -EAGAIN  the new pool's threads could not be started.
- * On error the current pool is unchanged and keeps working.
+ *   On error the current pool is unchanged and keeps working.
  * Threads: any, including a task running on a pool. Concurrent resets are
- * serialised. Blocks: yes, while a new pool's threads start (and, for 0,
- * while it reads the affinity mask and a few small cgroup files).
+ *   serialised.
+ * Blocks: yes, while a new pool's threads start (and, for 0, while it
+ *   reads the affinity mask and a few small cgroup files).
+ * Lifetime: no pointers kept; the pool it replaces lives on as long as a
+ *   read-side section or a pin holds it.
  */
 RCUPOOL_API int rcupool_reset(rcupool_t *m, size_t threads);
 
-/* Thread count of the current pool; 0 if m is NULL. Threads: any. Never
- * blocks. The value may be stale as soon as it is returned. */
+/*
+ * Thread count of the current pool.
+ * Returns: the count; 0 if m is NULL. It may be stale as soon as it is
+ *   returned.
+ * Threads: any.
+ * Blocks: no (one atomic load).
+ * Lifetime: no pointers kept.
+ */
 RCUPOOL_API size_t rcupool_threads(rcupool_t *m);
 
-/* The manager's generation: the number of pools it has published (the first
+/*
+ * The manager's generation: the number of pools it has published (the first
  * pool is generation 1; every reset that changes the pool adds one, reuses
- * included). 0 if m is NULL. Threads: any. Never blocks. */
+ * included).
+ * Returns: the generation; 0 if m is NULL.
+ * Threads: any.
+ * Blocks: no (one atomic load).
+ * Lifetime: no pointers kept.
+ */
 RCUPOOL_API uint64_t rcupool_generation(rcupool_t *m);
 
 /*
@@ -163,15 +183,22 @@ RCUPOOL_API uint64_t rcupool_generation(rcupool_t *m);
  * after it (XNNPACK fixes a runtime's flags at creation, so a runtime keeps
  * the policy it was made with). A pthreadpool_parallelize_*() the caller
  * makes directly on a pinned pool passes its own flags.
- * Returns 0, or -EINVAL when m is NULL or idle is not a value of
- * rcupool_idle_t (the policy is unchanged).
- * Threads: any. Never blocks.
+ * Returns: 0, or -EINVAL when m is NULL or idle is not a value of
+ *   rcupool_idle_t (the policy is unchanged).
+ * Threads: any.
+ * Blocks: no (one atomic store).
+ * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_set_idle(rcupool_t *m, rcupool_idle_t idle);
 
-/* m's idle policy: RCUPOOL_IDLE_SPIN or RCUPOOL_IDLE_YIELD (never DEFAULT,
- * which stands for one of them); RCUPOOL_IDLE_DEFAULT if m is NULL.
- * Threads: any. Never blocks. */
+/*
+ * m's idle policy.
+ * Returns: RCUPOOL_IDLE_SPIN or RCUPOOL_IDLE_YIELD (never DEFAULT, which
+ *   stands for one of them); RCUPOOL_IDLE_DEFAULT if m is NULL.
+ * Threads: any.
+ * Blocks: no (one atomic load).
+ * Lifetime: no pointers kept.
+ */
 RCUPOOL_API rcupool_idle_t rcupool_idle(rcupool_t *m);
 
 /*
@@ -179,18 +206,21 @@ RCUPOOL_API rcupool_idle_t rcupool_idle(rcupool_t *m);
  * retired pool whose grace period has elapsed and that holds no pin. Pools
  * still pinned stay alive. Meant for tests, shutdown and dlclose.
  *
- * Returns 0, or -EINVAL (m NULL), or -EDEADLK where it would wait for
- * itself: inside a read-side section, inside a task of
- * rcupool_parallelize_1d() (of any manager), or on any worker thread of an
- * rcupool pool (whatever it runs). Not detected, as for rcupool_destroy():
- * a task pthreadpool runs on the thread that called
- * pthreadpool_parallelize_*() directly. -EAGAIN when the library's reclaim
- * thread is not running and cannot be started (a thread limit): it returns
- * at once (logged) instead of waiting; the frees wait for a later call.
- * Threads: any thread but those above. Blocks: yes (until the reclaim
- * thread has run every item queued before the call: a grace period, and
- * for a batch that frees a pool a second one and the joins of its
- * workers; while the thread runs, never a busy wait).
+ * Returns: 0, or -EINVAL (m NULL), or -EDEADLK where it would wait for
+ *   itself: inside a read-side section, inside a task of
+ *   rcupool_parallelize_1d() (of any manager), or on any worker thread of
+ *   an rcupool pool (whatever it runs). Not detected, as for
+ *   rcupool_destroy(): a task pthreadpool runs on the thread that called
+ *   pthreadpool_parallelize_*() directly. -EAGAIN when the library's
+ *   reclaim thread is not running and cannot be started (a thread limit):
+ *   it returns at once (logged) instead of waiting; the frees wait for a
+ *   later call.
+ * Threads: any thread but those above.
+ * Blocks: yes (until the reclaim thread has run every item queued before
+ *   the call: a grace period, and for a batch that frees a pool a second
+ *   one and the joins of its workers; while the thread runs, never a busy
+ *   wait).
+ * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_barrier(rcupool_t *m);
 

@@ -38,18 +38,22 @@ typedef struct rcupool_pin {
 } rcupool_pin_t;
 
 /*
- * Pins m's current pool into *pin and records its generation.
- * Returns 0, or -EINVAL when m or pin is NULL, or -EBUSY when *pin is
- * already holding a pool (unpin it first; nothing is changed).
- * Threads: any. Blocks: no, except the first pin (or parallel call) in a
- * fork child, which settles the default manager: it takes the writer lock
- * and starts the pool's threads (see README, "fork"). Lifetime: the pool
- * stays alive until
- * rcupool_unpin(pin). A pin belongs to its storage, not to a thread: any
- * thread may unpin it. A pin whose storage is lost without an unpin (say, a
- * thread exits holding a pin in its own stack) is leaked: its pool stays
- * alive until the process exits, and rcupool_destroy() of its manager
- * returns -EBUSY (see the README's misuse list).
+ * Pins m's current pool into *pin and records its generation. A pin
+ * belongs to its storage, not to a thread: any thread may unpin it. A pin
+ * whose storage is lost without an unpin (say, a thread exits holding a
+ * pin in its own stack) is leaked: its pool stays alive until the process
+ * exits, and rcupool_destroy() of its manager returns -EBUSY (see the
+ * README's misuse list).
+ * Returns: 0, or -EINVAL when m or pin is NULL, or -EBUSY when *pin is
+ *   already holding a pool (unpin it first; nothing is changed).
+ * Threads: any.
+ * Blocks: no, except the first pin (or parallel call) in a fork child,
+ *   which settles the default manager: it takes the writer lock and starts
+ *   the pool's threads (see README, "fork"). It reads the current pool
+ *   inside a read-side section, which registers a thread as
+ *   rcupool_read_lock() says.
+ * Lifetime: the pool stays alive until rcupool_unpin(pin); while a scope
+ *   uses the pin, *pin must not move (scopes record its address).
  */
 RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
 
@@ -78,18 +82,19 @@ RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
  * current pool uses rcupool_pin()). Read the pool's size with
  * rcupool_pin_threads(), which never changes while pinned.
  *
- * Returns 0, or
+ * Returns: 0, or
  *   -EINVAL  m or pin is NULL, or threads > RCUPOOL_MAX_THREADS;
  *   -EBUSY   *pin already holds a pool (nothing is changed);
  *   -ENOMEM  allocation failed;
  *   -EAGAIN  a new pool's threads could not be started.
- * On error *pin stays empty and the manager is unchanged.
- * Threads: any, including a task running on a pool. Blocks: only when no
- * pool of that size is alive: then it starts one, serialised with resets
- * (it may wait for a concurrent reset that is starting threads). When a pool
- * of that size is alive it takes no lock: the current pool, or a short walk
- * of the manager's live pools inside a read-side section; 0 on a manager
- * created with 0 also reads the mask and a few small cgroup files.
+ *   On error *pin stays empty and the manager is unchanged.
+ * Threads: any, including a task running on a pool.
+ * Blocks: only when no pool of that size is alive: then it starts one,
+ *   serialised with resets (it may wait for a concurrent reset that is
+ *   starting threads). When a pool of that size is alive it takes no lock:
+ *   the current pool, or a short walk of the manager's live pools inside a
+ *   read-side section; 0 on a manager created with 0 also reads the mask
+ *   and a few small cgroup files.
  * Lifetime: as rcupool_pin().
  */
 RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
@@ -108,30 +113,55 @@ RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
  * rcupool_scope_enter()); but a pthreadpool_parallelize_*() made directly on
  * the pinned pthreadpool_t holds nothing, so its caller must keep a pin of
  * its own.
- * Threads: any; one pin must not be unpinned by two threads at once. Never
- * blocks.
+ * Returns: nothing.
+ * Threads: any; one pin must not be unpinned by two threads at once.
+ * Blocks: no. The last unpin of a pool that is not current takes the
+ *   reclaim queue's short lock, and starts the reclaim thread if it is not
+ *   running (thread creation, never a wait for the pool's end).
+ * Lifetime: what rcupool_pin_pthreadpool() returned for this pin may be
+ *   freed once this returns (unless another pin or the current pool holds
+ *   it); *pin itself may be reused or dropped.
  */
 RCUPOOL_API void rcupool_unpin(rcupool_pin_t *pin);
 
-/* The pinned pool, valid until rcupool_unpin(pin); NULL for an empty pin
- * or NULL. Threads: any. Never blocks. Lifetime: until rcupool_unpin(pin). */
+/*
+ * The pinned pool.
+ * Returns: the pool; NULL for an empty pin or NULL.
+ * Threads: any.
+ * Blocks: no (reads the pin).
+ * Lifetime: the pool until rcupool_unpin(pin).
+ */
 RCUPOOL_API pthreadpool_t rcupool_pin_pthreadpool(const rcupool_pin_t *pin);
 
-/* The pinned pool's thread count; 0 for an empty pin or NULL.
- * Threads: any. Never blocks. */
+/*
+ * The pinned pool's thread count, which never changes while pinned.
+ * Returns: the count; 0 for an empty pin or NULL.
+ * Threads: any.
+ * Blocks: no (reads the pin).
+ * Lifetime: no pointers kept.
+ */
 RCUPOOL_API size_t rcupool_pin_threads(const rcupool_pin_t *pin);
 
-/* The manager generation at which the pool was pinned (also for a sized
- * pin, see rcupool_pin_sized()); 0 for an empty pin or NULL.
- * Threads: any. Never blocks. */
+/*
+ * The manager generation at which the pool was pinned (also for a sized
+ * pin, see rcupool_pin_sized()).
+ * Returns: the generation; 0 for an empty pin or NULL.
+ * Threads: any.
+ * Blocks: no (reads the pin).
+ * Lifetime: no pointers kept.
+ */
 RCUPOOL_API uint64_t rcupool_pin_generation(const rcupool_pin_t *pin);
 
 /*
- * True when the pinned pool is m's current pool, false when a reset has
- * replaced it (the holder may choose to replan) or the pin is empty. A reset
- * that reused this very pool makes it current again. For a sized pin, false
- * is the normal state (see rcupool_pin_sized()).
- * Threads: any. Never blocks.
+ * Whether the pinned pool is its manager's current pool. A reset that
+ * reused this very pool makes it current again. For a sized pin, false is
+ * the normal state (see rcupool_pin_sized()).
+ * Returns: true when it is current; false when a reset has replaced it (the
+ *   holder may choose to replan), or the pin is empty or NULL. The answer
+ *   may change as soon as it is returned.
+ * Threads: any.
+ * Blocks: no (one atomic load).
+ * Lifetime: no pointers kept.
  */
 RCUPOOL_API bool rcupool_pin_is_current(const rcupool_pin_t *pin);
 

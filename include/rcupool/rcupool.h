@@ -17,8 +17,15 @@
  *   - No function needs a per-thread registration step; any thread may call
  *     any function unless its documentation says otherwise, and may exit at
  *     any time while it is outside a read-side section.
- *   - "Blocks" means the call may sleep; every other call is non-blocking
- *     (it takes no lock that a blocking call holds for long).
+ *   - Every public function's comment ends with the same four lines:
+ *     "Returns:" (what it returns; "nothing" for void), "Threads:" (which
+ *     threads may call it), "Blocks:" (whether it may sleep, and on what)
+ *     and "Lifetime:" (how long what it returns or keeps stays valid; "no
+ *     pointers kept" when nothing outlives the call). tests/api checks it.
+ *   - "Blocks: no" means the call never sleeps: it takes no lock that a
+ *     blocking call holds for long. It does not count the log hook: a call
+ *     made on an application thread may hand queued log records to the hook
+ *     before it returns (log.h), and the hook takes what time it takes.
  */
 #ifndef RCUPOOL_RCUPOOL_H
 #define RCUPOOL_RCUPOOL_H
@@ -31,12 +38,12 @@
 
 /* One header a concept; this one includes them all. */
 #include <rcupool/common.h>  /* RCUPOOL_API, RCUPOOL_PRINTF */
+#include <rcupool/log.h>     /* the log hook, pull mode, rcupool_log() */
 #include <rcupool/manager.h> /* rcupool_t: create, default, reset, barrier */
-#include <rcupool/read.h>    /* read-side sections, the current pool */
 #include <rcupool/pin.h>     /* rcupool_pin_t: pin, pin_sized, unpin */
+#include <rcupool/read.h>    /* read-side sections, the current pool */
 #include <rcupool/scope.h>   /* scopes, rcupool_parallelize_1d() */
 #include <rcupool/stats.h>   /* rcupool_stats_t, rcupool_get_stats() */
-#include <rcupool/log.h>     /* the log hook, pull mode, rcupool_log() */
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,7 +67,10 @@ extern "C" {
  * RCUPOOL_VERSION_NUMBER computes it. The soname already rules out another
  * major; a program that needs what its header declares checks
  * rcupool_version_number() >= RCUPOOL_VERSION_NUMBER.
- * Threads: any. Never blocks.
+ * Returns: "MAJOR.MINOR.PATCH"; the number.
+ * Threads: any.
+ * Blocks: no (constants).
+ * Lifetime: the string is static, valid for the life of the process.
  */
 RCUPOOL_API const char *rcupool_version(void);
 RCUPOOL_API int rcupool_version_number(void);

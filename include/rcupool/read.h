@@ -51,6 +51,17 @@ extern "C" {
  * whose handler runs a section must be blocked in them (they inherit the
  * signal mask of the thread that creates the pool or first needs the
  * reclaim thread), or be sent to chosen threads with pthread_kill().
+ *
+ * Returns: nothing.
+ * Threads: any, no registration; a section is left on the thread that
+ *   entered it.
+ * Blocks: urcu-bp: no, except a thread's first section, which registers
+ *   the thread with liburcu-bp (its registry lock, an allocation). memb:
+ *   the outermost section of a thread the application did not register
+ *   takes rcupool's fork lock (held by a fork while its handlers run) and
+ *   liburcu-memb's registry lock, entering and leaving; otherwise no.
+ * Lifetime: pools read inside the section (rcupool_current()) stay valid
+ *   until the outermost rcupool_read_unlock().
  */
 RCUPOOL_API void rcupool_read_lock(void);
 RCUPOOL_API void rcupool_read_unlock(void);
@@ -58,18 +69,25 @@ RCUPOOL_API void rcupool_read_unlock(void);
 /*
  * The current pool of m. Must be called inside a read-side section; the
  * returned pool stays valid until the matching rcupool_read_unlock(),
- * whatever resets happen meanwhile. NULL if m is NULL.
- * Threads: any. Never blocks.
+ * whatever resets happen meanwhile.
+ * Returns: m's current pool; NULL if m is NULL.
+ * Threads: any, inside a read-side section; async-signal-safe as
+ *   rcupool_read_lock() is (above).
+ * Blocks: no (one atomic load).
+ * Lifetime: the pool until the matching rcupool_read_unlock().
  */
 RCUPOOL_API pthreadpool_t rcupool_current(rcupool_t *m);
 
 /*
  * rcupool_read_lock() and rcupool_current(m) in one call: enters a
  * read-side section (always, also when m is NULL) and returns m's current
- * pool, valid until the matching rcupool_read_unlock(). Through the shared
- * library, one call fewer per section than the two it replaces.
+ * pool. Through the shared library, one call fewer per section than the
+ * two it replaces.
+ * Returns: m's current pool; NULL if m is NULL (the section is entered all
+ *   the same).
  * Threads: any; async-signal-safe as rcupool_read_lock() is (above).
- * Never blocks.
+ * Blocks: as rcupool_read_lock().
+ * Lifetime: the pool until the matching rcupool_read_unlock().
  */
 RCUPOOL_API pthreadpool_t rcupool_read_lock_current(rcupool_t *m);
 

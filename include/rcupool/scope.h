@@ -27,7 +27,11 @@ extern "C" {
  * is left. A NULL or empty pin, or exceeding the depth, is a programming
  * error: "rcupool: FILE:LINE: reason" is written to stderr (no log hook
  * runs) and the process aborts.
- * Threads: any. Never blocks.
+ * Returns: nothing.
+ * Threads: any; the scope belongs to the calling thread.
+ * Blocks: no (a thread-local push).
+ * Lifetime: the address pin is kept until the matching
+ *   rcupool_scope_exit(): *pin must stay pinned, and not move, until then.
  */
 #define RCUPOOL_SCOPE_MAX_DEPTH 16
 RCUPOOL_API void rcupool_scope_enter(const rcupool_pin_t *pin);
@@ -35,8 +39,10 @@ RCUPOOL_API void rcupool_scope_enter(const rcupool_pin_t *pin);
 /*
  * Leaves the innermost scope of this thread. Leaving with no scope entered
  * is logged at warning level and ignored.
- * Returns nothing. Threads: the thread that entered the scope. Never
- * blocks. Lifetime: the scope's pin may be unpinned once this returns.
+ * Returns: nothing.
+ * Threads: the thread that entered the scope.
+ * Blocks: no (a thread-local pop).
+ * Lifetime: the scope's pin may be unpinned or moved once this returns.
  */
 RCUPOOL_API void rcupool_scope_exit(void);
 
@@ -60,8 +66,14 @@ RCUPOOL_API void rcupool_scope_exit(void);
  * flags are pthreadpool's PTHREADPOOL_FLAG_*; under m's idle policy
  * RCUPOOL_IDLE_YIELD, PTHREADPOOL_FLAG_YIELD_WORKERS is added to them.
  *
- * Returns 0, or -EINVAL when m or task is NULL.
- * Threads: any. Blocks: until the tasks are done.
+ * Returns: 0, or -EINVAL when m or task is NULL. When the pin of this
+ *   thread's scope of m was unpinned before the scope was left, it does
+ *   not return: "rcupool: FILE:LINE: reason" is written to stderr and the
+ *   process aborts.
+ * Threads: any.
+ * Blocks: until the tasks are done. Outside a scope, the first call in a
+ *   fork child settles the default manager as rcupool_pin() says.
+ * Lifetime: task and ctx are used until it returns; no pointers kept.
  */
 RCUPOOL_API int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task,
                                        void *ctx, size_t range, uint32_t flags);

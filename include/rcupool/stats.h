@@ -40,8 +40,11 @@ typedef struct rcupool_stats {
 /*
  * A snapshot of m's state, consistent at one instant for the manager's own
  * bookkeeping (pins may move while it is taken).
- * Returns 0, or -EINVAL when m or out is NULL.
- * Threads: any. Never blocks for long (takes the manager's internal lock).
+ * Returns: 0 and fills *out, or -EINVAL when m or out is NULL.
+ * Threads: any.
+ * Blocks: no longer than the manager's internal lock is held (a walk of
+ *   its pools) and the log queue's lock.
+ * Lifetime: no pointers kept; *out is a copy.
  */
 RCUPOOL_API int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out);
 
