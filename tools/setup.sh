@@ -35,6 +35,7 @@ PACKAGES="
 bazel-bootstrap
 g++
 clang
+clang-format
 libclang-rt-14-dev
 liburcu-dev
 libpthreadpool-dev

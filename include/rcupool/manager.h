@@ -19,7 +19,6 @@ extern "C" {
 /* Environment variable read by rcupool_default() for its default size. */
 #define RCUPOOL_ENV_NUM_THREADS "RCUPOOL_NUM_THREADS"
 
-
 /* A pool manager. Opaque. (The tag is not `struct rcupool`: C++ users have
  * `namespace rcupool`, <rcupool/rcupool.hpp>, and a tag of the same name
  * in the global scope would clash with it.) */
