@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The C and C++ sources of lib/ and include/ in the style of .clang-format.
 #
 #   tools/format.sh           reformat them in place

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs rcupool for builds that do not use Bazel (CMake, Make, plain cc).
 # This is the CMake install (CMakeLists.txt) and nothing else: one
 # installer, so the installed files cannot disagree with the CMake package.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs what rcupool needs from Debian 12's packages. Idempotent: when
 # everything is present it prints nothing and exits 0.
 #

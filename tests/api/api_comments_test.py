@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Every public function of the public headers states its contract.
 
 Each public function's comment holds four lines, each starting with its tag
