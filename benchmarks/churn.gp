@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Draws the churn timeline written by churn_bench --timeline_out.
 #   gnuplot -e "datafile='...'; outfile='...'; t0='...'; t1='...'; t2='...'" churn.gp
 # Blocks of the data file: 0 rcupool, 1 keep every pool, 2 destroy on reset.

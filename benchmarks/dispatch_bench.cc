@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Dispatch: rcupool_parallelize_1d against pthreadpool_parallelize_1d on the
 // very same pool (the manager's current pool, one thread per CPU and at
 // least 2: thread_sweep.h), for tiny tasks and for tasks of about 10 us.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // fork()+exec of /bin/true from a process that holds a pool of n threads:
 // with rcupool's default manager at n threads, against the same process
 // holding n plain idle threads and no rcupool manager (the baseline rows

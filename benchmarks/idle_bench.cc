@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Idle workers: the CPU a pool's workers burn after a job (pthreadpool's
 // workers spin before they sleep unless the call asks them to yield), and
 // what yielding costs when dispatches come back to back. Both sides of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A flag of the benchmark program itself (not Google Benchmark's), taken out
 // of argv before benchmark::Initialize() sees it (churn_bench's
 // --timeline_out, python_bench's --python_path).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // One timing scheme for the rows that compare starting a pool through
 // rcupool with pthreadpool_create(n) (reset_bench, sized_bench).
 //

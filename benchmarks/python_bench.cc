@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The Python package's calls against an empty Python function call, in one
 // run: CPython (Debian's libpython3.11) is embedded here, imports the
 // rcupool package (ctypes over librcupool.so.0) and each row calls one

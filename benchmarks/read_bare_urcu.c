@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The limit of the read path: liburcu's own read-side section, inlined into
  * the caller (_LGPL_SOURCE), of the flavour rcupool is built with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The limit of the read path: liburcu's own read-side section, inlined. */
 #ifndef RCUPOOL_BENCHMARKS_READ_BARE_URCU_H
 #define RCUPOOL_BENCHMARKS_READ_BARE_URCU_H

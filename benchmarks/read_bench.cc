@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The read path and pins, 1 to ncpu threads (thread_sweep.h), against the
 // alternatives.
 //

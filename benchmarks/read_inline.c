@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool's opt-in inline read side (<rcupool/inline.h>), in a C caller,
  * batched like the bare liburcu section (read_bare_urcu.c) so the two rows

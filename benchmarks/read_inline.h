@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rcupool's inline read side, called from C (read_inline.c). */
 #ifndef RCUPOOL_BENCHMARKS_READ_INLINE_H
 #define RCUPOOL_BENCHMARKS_READ_INLINE_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes benchmarks/RESULTS.md from the Google Benchmark JSON of one run.
 
     report.py --results DIR --out RESULTS.md [--commit C --date D --model M]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Reset and reclaim.
 //
 //   BM_Create_Pthreadpool/<n>        pthreadpool_create(n) alone (the

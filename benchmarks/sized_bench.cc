@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool_pin_sized against the calls it stands beside.
 //
 //   BM_Pin_Rcupool                   rcupool_pin + rcupool_unpin of the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The targets, tables and rows benchmarks/report.py writes into RESULTS.md:
 data only. Row names are the Google Benchmark run names without "BM_" and
 without the parts that say how a row ran (real_time, iterations:N,

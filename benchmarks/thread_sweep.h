@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The thread counts of the benchmarks where the number of calling threads
 // is the point (read_bench, sized_bench): every count from 1 to the CPUs of
 // the machine (std::thread::hardware_concurrency()), and at least 2 so that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The backend: one XNNPACK invoke through rcupool's runtime (pinned pool,
 // run inside the pin's scope) against xnn_invoke_runtime on a runtime
 // created directly on the very same pthreadpool_t (the manager's current

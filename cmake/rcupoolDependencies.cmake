@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # rcupool's system dependencies as imported targets rcupool_deps::<name>.
 # Read by rcupool's own CMakeLists.txt and, installed beside
 # rcupoolConfig.cmake, by find_package(rcupool), so that a consumer links

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Test rule shared by rcupool's tests."""
 
 def rcupool_cc_test(name, srcs, deps = [], data = [], **kwargs):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs every benchmark and regenerates the published results:
 #   benchmarks/results/*.json   raw Google Benchmark output
 #   benchmarks/RESULTS.md       the targets, their ratios and every row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * churn: the sequence that breaks "keep every pool ever handed out".
  *

@@ -1,9 +1,11 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs rcupool for builds that do not use Bazel (CMake, Make, plain cc).
 # This is the CMake install (CMakeLists.txt) and nothing else: one
 # installer, so the installed files cannot disagree with the CMake package.
 #
-#   PREFIX/include/rcupool/  rcupool.h, inline.h, rcupool.hpp, xnnpack.h
+#   PREFIX/include/rcupool/  rcupool.h and the headers it includes, inline.h,
+#                            rcupool.hpp, xnnpack.h
 #   PREFIX/lib/librcupool.so.MAJOR.MINOR.PATCH, .so.MAJOR, .so, librcupool.a
 #   PREFIX/lib/librcupool_xnnpack.so.*       (when XNNPACK is installed)
 #   PREFIX/lib/librcupool_executorch.so.*, PREFIX/include/executorch/

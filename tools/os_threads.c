@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "tools/os_threads.h"
 
 #include <dirent.h>

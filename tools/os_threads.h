@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The number of threads of the calling process, read from /proc/self/task.
  * Shared by the demo, the churn tool, the benchmarks and the tests, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The reported case: the sample model (tools/model/mlp.h) at the size of
  * the crash report, and the report's reset sequence. The demo (its method,

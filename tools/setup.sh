@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs what rcupool needs from Debian 12's packages. Idempotent: when
 # everything is present it prints nothing and exits 0.
 #
@@ -35,6 +36,7 @@ PACKAGES="
 bazel-bootstrap
 g++
 clang
+clang-format
 libclang-rt-14-dev
 liburcu-dev
 libpthreadpool-dev

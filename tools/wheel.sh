@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds the Python wheel rcupool-<version>-cp311-cp311-linux_x86_64.whl
 # offline, with Debian's python3, setuptools, wheel and pip.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Workspace setup for rcupool and for workspaces that depend on it.
 
 Two macros:

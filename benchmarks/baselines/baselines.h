@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The alternatives rcupool is measured against, written from their described
 // behaviour. Each keeps one process-wide pool the way a runtime would, and
 // each lives in its own file:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Baseline: a mutex-guarded singleton getter (see baselines.h).
 #include <pthread.h>
 

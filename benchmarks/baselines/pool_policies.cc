@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Baselines: the two reset policies runtimes use today (see baselines.h).
 #include <cerrno>
 

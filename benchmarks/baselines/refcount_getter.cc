@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Baseline: an atomic reference count on the pool object (see baselines.h).
 #include "benchmarks/baselines/baselines.h"
 

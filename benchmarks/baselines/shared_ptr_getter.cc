@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Baseline: std::atomic_load of a std::shared_ptr (see baselines.h).
 #include "benchmarks/baselines/baselines.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* See calls.h. Compiled into libbench_calls.so only. */
 #include "benchmarks/calls/calls.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Calls into a shared object of their own (libbench_calls.so), for the
  * read benchmarks: what crossing into a .so costs by itself, measured in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One shared pool against two private pools, on a 2-core machine.
 //
 // Two threads (think: a Python bindings module serving requests and a

@@ -27,7 +27,8 @@
  * (Bazel defines it for the memb flavour), or when the includer defines
  * RCUPOOL_INLINE_OUT_OF_LINE.
  *
- * Threads: any, no registration. Never blocks.
+ * Returns, Threads, Blocks, Lifetime: those of the out-of-line functions
+ * (rcupool/read.h), as the comment of the functions below says.
  */
 #ifndef RCUPOOL_INLINE_H
 #define RCUPOOL_INLINE_H
@@ -62,6 +63,18 @@ struct rcupool_head_ {
 
 #if defined(RCUPOOL_INLINE_OUT_OF_LINE)
 
+/*
+ * rcupool_read_lock_inline(), rcupool_read_unlock_inline(): as
+ * rcupool_read_lock() and rcupool_read_unlock(); rcupool_current_inline(m):
+ * as rcupool_current(m). (The inline versions below have the same
+ * contract.)
+ * Returns: nothing; m's current pool, NULL if m is NULL.
+ * Threads: any, no registration; a section is left on the thread that
+ *   entered it.
+ * Blocks: as rcupool_read_lock(): with urcu-bp (the only flavour that
+ *   inlines), only a thread's first section, which registers the thread.
+ * Lifetime: the pool until the matching read unlock.
+ */
 static inline void rcupool_read_lock_inline(void) { rcupool_read_lock(); }
 static inline void rcupool_read_unlock_inline(void) { rcupool_read_unlock(); }
 static inline pthreadpool_t rcupool_current_inline(rcupool_t *m) {
@@ -75,6 +88,15 @@ static inline pthreadpool_t rcupool_current_inline(rcupool_t *m) {
 #endif
 #include <urcu/urcu-bp.h>
 
+/*
+ * The library's mark of the urcu-bp flavour: nothing calls it; every object
+ * that inlines refers to it (below), so linking with a library of another
+ * flavour fails.
+ * Returns: nothing.
+ * Threads: any (it does nothing).
+ * Blocks: no.
+ * Lifetime: no pointers kept.
+ */
 RCUPOOL_API void rcupool_abi_urcu_bp_v0(void);
 /* A relocation against the flavour's symbol in every object that inlines. */
 __attribute__((used)) static void (*const rcupool_inline_requires_bp_)(void) =

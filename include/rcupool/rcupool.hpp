@@ -69,18 +69,40 @@ class Manager {
   /* Implicit: a rcupool_t * is usable wherever a Manager is expected. */
   constexpr Manager(rcupool_t *m) noexcept : m_(m) {}  // NOLINT
 
-  /* rcupool_default(). Threads: any. Blocks: the process's first call. */
+  /*
+   * rcupool_default().
+   * Returns: the process-wide manager; null when its first creation failed.
+   * Threads: any.
+   * Blocks: the process's first call, while threads start.
+   * Lifetime: until the process exits.
+   */
   static Manager process() noexcept { return Manager(rcupool_default()); }
 
+  /*
+   * The C handle, and whether there is one.
+   * Returns: the rcupool_t * (null for an empty handle); true when not null.
+   * Threads: any.
+   * Blocks: no.
+   * Lifetime: the manager's (this handle owns nothing).
+   */
   rcupool_t *get() const noexcept { return m_; }
   explicit operator bool() const noexcept { return m_ != nullptr; }
 
+  /*
+   * The C calls of the same name on get(): rcupool_reset(),
+   * rcupool_threads(), rcupool_generation(), rcupool_set_idle() (whether
+   * workers spin or sleep after a job), rcupool_idle(), rcupool_barrier(),
+   * rcupool_get_stats().
+   * Returns: what the C call returns.
+   * Threads: as the C call.
+   * Blocks: as the C call.
+   * Lifetime: as the C call; no pointers kept.
+   */
   RCUPOOL_HPP_NODISCARD int reset(std::size_t threads) const noexcept {
     return rcupool_reset(m_, threads);
   }
   std::size_t threads() const noexcept { return rcupool_threads(m_); }
   std::uint64_t generation() const noexcept { return rcupool_generation(m_); }
-  /* rcupool_set_idle(): whether workers spin or sleep after a job. */
   RCUPOOL_HPP_NODISCARD int set_idle(rcupool_idle_t idle) const noexcept {
     return rcupool_set_idle(m_, idle);
   }
@@ -119,8 +141,15 @@ class OwnedManager {
   }
   ~OwnedManager() { (void)destroy(); }
 
-  /* rcupool_create(opts, ...) into out, which must be empty (-EBUSY
-   * otherwise; nothing is created). opts may be null. */
+  /*
+   * rcupool_create(opts, ...) into out, which must be empty; opts may be
+   * null. The second form: a zero-initialised opts with its thread count.
+   * Returns: 0, -EBUSY when out is not empty (nothing is created), or the
+   *   error of rcupool_create().
+   * Threads: any.
+   * Blocks: as rcupool_create(), while the first pool's threads start.
+   * Lifetime: the manager until destroy() succeeds (or out's destructor).
+   */
   RCUPOOL_HPP_NODISCARD static int create(const rcupool_options_t *opts,
                                           OwnedManager &out) noexcept {
     if (out.m_ != nullptr) return -EBUSY;
@@ -133,13 +162,28 @@ class OwnedManager {
     return create(&opts, out);
   }
 
-  /* rcupool_destroy(); on success the handle becomes empty. */
+  /*
+   * rcupool_destroy(); on success the handle becomes empty.
+   * Returns: what rcupool_destroy() returns (0 for an empty handle).
+   * Threads: as rcupool_destroy().
+   * Blocks: as rcupool_destroy().
+   * Lifetime: every Manager taken from this one is dangling once it
+   *   returns 0.
+   */
   RCUPOOL_HPP_NODISCARD int destroy() noexcept {
     int err = rcupool_destroy(m_);
     if (err == 0) m_ = nullptr;
     return err;
   }
 
+  /*
+   * A non-owning handle, the C handle, and whether there is one.
+   * Returns: Manager(get()); the rcupool_t * (null when empty); true when
+   *   not null.
+   * Threads: any.
+   * Blocks: no.
+   * Lifetime: until this object destroys its manager.
+   */
   Manager manager() const noexcept { return Manager(m_); }
   operator Manager() const noexcept { return Manager(m_); }  // NOLINT
   rcupool_t *get() const noexcept { return m_; }
@@ -175,26 +219,54 @@ class Pin {
   }
   ~Pin() { reset(); }
 
-  /* rcupool_pin(m, ...) into out. -EBUSY when out already holds a pool
-   * (nothing changes), -EINVAL when m is null. Threads: any. Never blocks. */
+  /*
+   * rcupool_pin(m, ...) into out.
+   * Returns: 0, -EBUSY when out already holds a pool (nothing changes),
+   *   -EINVAL when m is null.
+   * Threads: any.
+   * Blocks: as rcupool_pin().
+   * Lifetime: the pool until out is reset or destroyed.
+   */
   RCUPOOL_HPP_NODISCARD static int current(Manager m, Pin &out) noexcept {
     return rcupool_pin(m.get(), &out.pin_);
   }
 
-  /* rcupool_pin_sized(m, threads, ...) into out: a pool of exactly that
-   * size, without changing the current pool. Errors as rcupool_pin_sized(). */
+  /*
+   * rcupool_pin_sized(m, threads, ...) into out: a pool of exactly that
+   * size, without changing the current pool.
+   * Returns: what rcupool_pin_sized() returns.
+   * Threads: any.
+   * Blocks: as rcupool_pin_sized().
+   * Lifetime: the pool until out is reset or destroyed.
+   */
   RCUPOOL_HPP_NODISCARD static int sized(Manager m, std::size_t threads,
                                          Pin &out) noexcept {
     return rcupool_pin_sized(m.get(), threads, &out.pin_);
   }
 
-  /* Unpins if holding a pool; an empty Pin is left alone (no warning). */
+  /*
+   * Unpins if holding a pool; an empty Pin is left alone (no warning).
+   * Returns: nothing.
+   * Threads: any; not two at once on one Pin.
+   * Blocks: as rcupool_unpin().
+   * Lifetime: the pool pthreadpool() returned is no longer held by this
+   *   Pin.
+   */
   void reset() noexcept {
     if (!empty()) rcupool_unpin(&pin_);
   }
 
-  /* Through the C accessor (an empty pin has no pthreadpool_t), so this
-   * layer reads none of the C struct's private fields. */
+  /*
+   * The C getters on this pin: empty() and operator bool through
+   * rcupool_pin_pthreadpool() (an empty pin has no pthreadpool_t, and this
+   * layer reads none of the C struct's private fields), pthreadpool(),
+   * threads(), generation(), is_current().
+   * Returns: what the C getter returns.
+   * Threads: any.
+   * Blocks: no.
+   * Lifetime: pthreadpool() until this Pin is reset, destroyed or moved
+   *   from.
+   */
   bool empty() const noexcept {
     return rcupool_pin_pthreadpool(&pin_) == nullptr;
   }
@@ -208,8 +280,13 @@ class Pin {
   }
   bool is_current() const noexcept { return rcupool_pin_is_current(&pin_); }
 
-  /* The C pin, for C calls (rcupool_scope_enter, a backend). Valid while
-   * this object lives and is not moved. */
+  /*
+   * The C pin, for C calls (rcupool_scope_enter, a backend).
+   * Returns: its address; never null.
+   * Threads: any.
+   * Blocks: no.
+   * Lifetime: while this object lives and is not moved.
+   */
   const rcupool_pin_t *get() const noexcept { return &pin_; }
 
  private:
@@ -248,6 +325,13 @@ class ReadGuard {
   ReadGuard &operator=(const ReadGuard &) = delete;
   ~ReadGuard() { rcupool_read_unlock(); }
 
+  /*
+   * rcupool_current(m.get()).
+   * Returns: m's current pool; null if m is null.
+   * Threads: the guard's own.
+   * Blocks: no.
+   * Lifetime: the pool until the guard is destroyed.
+   */
   pthreadpool_t current(Manager m) const noexcept {
     return rcupool_current(m.get());
   }
@@ -266,7 +350,11 @@ void call_1d(void *ctx, std::size_t i) noexcept {
  * call returns when all are done. f is called by reference from several
  * threads at once (it must be safe for that); nothing is copied or
  * allocated. An exception leaving f ends the process (std::terminate): the
- * tasks run on pthreadpool's C threads. Returns 0 or -EINVAL (m null).
+ * tasks run on pthreadpool's C threads.
+ * Returns: 0 or -EINVAL (m null); aborts as rcupool_parallelize_1d() does.
+ * Threads: any.
+ * Blocks: until every f(i) has returned (as rcupool_parallelize_1d()).
+ * Lifetime: f is used until it returns; nothing is kept.
  */
 template <class F>
 RCUPOOL_HPP_NODISCARD int parallelize_1d(Manager m, F &&f,

@@ -64,13 +64,16 @@ typedef struct rcupool_xnn_runtime rcupool_xnn_runtime_t;
  * needs it only during this call, but rcupool_xnn_runtime_refresh() needs
  * it again. Before the first invoke, call rcupool_xnn_runtime_setup().
  *
- * Returns 0 and stores the runtime in *out, or
+ * Returns: 0 and stores the runtime in *out, or
  *   -EINVAL  m, sg or out is NULL;
  *   -ENOMEM  allocation failed;
  *   a mapped XNNPACK error (see above).
- * On error nothing is pinned and *out is unchanged.
- * Threads: any. Blocks: no (XNNPACK plans and packs weights on the caller).
- * Lifetime: until rcupool_xnn_runtime_destroy().
+ *   On error nothing is pinned and *out is unchanged.
+ * Threads: any.
+ * Blocks: no (XNNPACK plans and packs weights on the caller); the pin
+ *   blocks as rcupool_pin() says.
+ * Lifetime: the runtime until rcupool_xnn_runtime_destroy(); sg is used
+ *   during the call only (refresh needs it again).
  */
 RCUPOOL_API int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
                                            uint32_t xnn_flags,
@@ -88,10 +91,12 @@ RCUPOOL_API int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
  * false), and rcupool_xnn_runtime_refresh() returns 0 without doing
  * anything (its setup stays valid).
  *
- * Returns as rcupool_xnn_runtime_create(), and -EINVAL above
- * RCUPOOL_MAX_THREADS, -EAGAIN when a new pool's threads could not start.
- * Threads: any. Blocks: while a new pool's threads start (see
- * rcupool_pin_sized()); XNNPACK plans on the caller.
+ * Returns: as rcupool_xnn_runtime_create(), and -EINVAL above
+ *   RCUPOOL_MAX_THREADS, -EAGAIN when a new pool's threads could not start.
+ * Threads: any.
+ * Blocks: while a new pool's threads start (see rcupool_pin_sized());
+ *   XNNPACK plans on the caller.
+ * Lifetime: as rcupool_xnn_runtime_create().
  */
 RCUPOOL_API int rcupool_xnn_runtime_create_sized(
     rcupool_t *m, size_t threads, xnn_subgraph_t sg, uint32_t xnn_flags,
@@ -101,8 +106,12 @@ RCUPOOL_API int rcupool_xnn_runtime_create_sized(
  * Binds the external inputs and outputs (xnn_setup_runtime()); all of them
  * in one call. Runs inside the runtime's scope. The buffers must stay valid
  * until the next setup, refresh or destroy.
- * Returns 0, -EINVAL (rt NULL, or values NULL with n > 0) or a mapped
- * XNNPACK error. Threads: the runtime's user. Blocks: no.
+ * Returns: 0, -EINVAL (rt NULL, or values NULL with n > 0) or a mapped
+ *   XNNPACK error.
+ * Threads: the runtime's user.
+ * Blocks: no.
+ * Lifetime: values is read during the call; the buffers it names are kept
+ *   until the next setup, refresh or destroy.
  */
 RCUPOOL_API int rcupool_xnn_runtime_setup(
     rcupool_xnn_runtime_t *rt, size_t n,
@@ -112,9 +121,11 @@ RCUPOOL_API int rcupool_xnn_runtime_setup(
  * Runs the runtime once (xnn_invoke_runtime()) inside the scope of its pin:
  * XNNPACK's partitions run on the pinned pool, whatever resets happened
  * since create or the last refresh.
- * Returns 0, -EINVAL (rt NULL) or a mapped XNNPACK error (-EBADFD when it
- * was not set up). Threads: the runtime's user; not from inside a task of
- * the pinned pool. Blocks: until the partitions are done.
+ * Returns: 0, -EINVAL (rt NULL) or a mapped XNNPACK error (-EBADFD when it
+ *   was not set up).
+ * Threads: the runtime's user; not from inside a task of the pinned pool.
+ * Blocks: until the partitions are done.
+ * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt);
 
@@ -122,8 +133,12 @@ RCUPOOL_API int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt);
  * True when a reset has replaced the pool this runtime runs on since it was
  * pinned (the pool is no longer the manager's current pool); false when it
  * is current, including after a reset that reused this very pool, for a
- * sized runtime (always), and for NULL. A stale runtime keeps working on its own pool; refresh moves it.
- * Threads: any. Never blocks. The answer may change as soon as it returns.
+ * sized runtime (always), and for NULL. A stale runtime keeps working on
+ * its own pool; refresh moves it.
+ * Returns: true when stale. The answer may change as soon as it returns.
+ * Threads: any.
+ * Blocks: no (atomic loads).
+ * Lifetime: no pointers kept.
  */
 RCUPOOL_API bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt);
 
@@ -135,9 +150,12 @@ RCUPOOL_API bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt);
  * When rt is not stale, and always for a sized runtime: does nothing and
  * returns 0 (the setup stays valid).
  *
- * Returns 0, -EINVAL (rt or sg NULL), -ENOMEM or a mapped XNNPACK error; on
- * error rt is unchanged: it keeps its old pool, runtime and setup.
- * Threads: the runtime's user. Blocks: no.
+ * Returns: 0, -EINVAL (rt or sg NULL), -ENOMEM or a mapped XNNPACK error;
+ *   on error rt is unchanged: it keeps its old pool, runtime and setup.
+ * Threads: the runtime's user.
+ * Blocks: no (the pin and XNNPACK's planning as for create).
+ * Lifetime: the pin returned by rcupool_xnn_runtime_get_pin() before a
+ *   refresh that moved rt is gone; sg is used during the call only.
  */
 RCUPOOL_API int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt,
                                             xnn_subgraph_t sg);
@@ -148,8 +166,11 @@ RCUPOOL_API int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt,
  *   rcupool_xnn_runtime_invoke(rt);
  *   rcupool_parallelize_1d(m, kernel, ctx, n, 0);   // same pool
  *   rcupool_scope_exit();
- * NULL for NULL. Valid until the next refresh that moved rt, or destroy; do
- * not unpin it. Threads: any. Never blocks.
+ * Do not unpin it.
+ * Returns: the pin; NULL for NULL.
+ * Threads: any.
+ * Blocks: no.
+ * Lifetime: until the next refresh that moved rt, or destroy.
  */
 RCUPOOL_API const rcupool_pin_t *rcupool_xnn_runtime_get_pin(
     const rcupool_xnn_runtime_t *rt);
@@ -157,12 +178,21 @@ RCUPOOL_API const rcupool_pin_t *rcupool_xnn_runtime_get_pin(
 /*
  * Deletes the XNNPACK runtime, then releases the pin (the pool is freed on
  * the library's reclaim thread if this was its last holder and it is not
- * current). Accepts NULL. Threads: the runtime's user. Blocks: no.
+ * current). Accepts NULL.
+ * Returns: nothing.
+ * Threads: the runtime's user.
+ * Blocks: no (the unpin as rcupool_unpin() says).
+ * Lifetime: rt and its pin are gone once this returns.
  */
 RCUPOOL_API void rcupool_xnn_runtime_destroy(rcupool_xnn_runtime_t *rt);
 
-/* The negative errno for an XNNPACK status (0 for success), as listed above.
- * Threads: any. Never blocks. */
+/*
+ * The negative errno for an XNNPACK status, as listed above.
+ * Returns: the errno value; 0 for xnn_status_success.
+ * Threads: any.
+ * Blocks: no.
+ * Lifetime: no pointers kept.
+ */
 RCUPOOL_API int rcupool_xnn_errno(enum xnn_status status);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shows that the tests guarding crashes and leaks do guard: each patch here
 # turns the library into a known-broken policy, and the listed tests must
 # then fail (under ASan, so a use after free is reported, not just likely).

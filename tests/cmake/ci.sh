@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # CI (.ci/run): the CMake path without Bazel, from this checkout. For each
 # liburcu flavour (bp, memb): tools/install.sh into a temporary prefix, then
 # tests/cmake_consumer against the shared and the static library, the

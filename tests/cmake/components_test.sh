@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # find_package(rcupool) and its xnnpack component, against the CMake install
 # (tests/cmake_consumer/components), on this machine and on a view of it
 # without XNNPACK:

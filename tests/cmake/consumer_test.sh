@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/cmake_consumer, configured with find_package(rcupool CONFIG), built
 # and run against the CMake install: `consumer_test.sh shared` links
 # rcupool::rcupool (librcupool.so.0), `static` rcupool::rcupool_static.

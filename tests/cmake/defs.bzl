@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The C sources Bazel compiles into a cc_library, as a file (for the drift
 test that compares them with the CMake build's list)."""
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # CMake and Bazel build the same libraries: the .c files CMakeLists.txt
 # compiles are the srcs of //lib:rcupool and //lib/xnnpack:backend, and the
 # shared libraries of both builds export the same dynamic symbols.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The ELF checks of tests/shared/elf_test, run on the CMake-built libraries
 # (SONAME, exports exactly the public functions, NODELETE, the backend's
 # needs and its one-definer check), and the installed RUNPATHs: none on the

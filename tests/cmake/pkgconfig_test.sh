@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Outside both build systems, against the CMake install: programs built
 # with nothing but cc and pkg-config, as README "From pkg-config" says.
 #   pool.c    the current pool used with pthreadpool   (rcupool)

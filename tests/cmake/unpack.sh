@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Sourced by the tests of tests/cmake: defines fail() and a temporary
 # directory $tmp that is removed at exit, and sets $prefix to the CMake
 # install: $install_prefix when the caller set it (an install made outside

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Every public header compiles as C++ with g++ and clang++, in C++11, C++14,
 # C++17 and C++20, under -Wall -Wextra -Werror -pedantic: rcupool's
 # (include/rcupool) and the ExecuTorch stand-in's

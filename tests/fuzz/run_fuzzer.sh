@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs the API fuzzer for a bounded time from the seed corpus; new inputs go
 # to a scratch directory, never into the repository's corpus.
 #   run_fuzzer.sh <fuzzer binary> [extra libFuzzer flags...]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The install of tools/install.sh (the CMake install, made once per
 # configuration by //tests/cmake:cmake_install): its layout, then a plain C
 # program built and run the way a Make project would:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Exhaustive check of the pool lifetime model with spin.
 #
 #   check.sh MODEL.pml pass [-DFLAG ...]

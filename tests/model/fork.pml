@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fork() against rcupool's reclaim thread, with two managers on its one
  * queue and the log hook, for the spin model checker. lifetime.pml is the

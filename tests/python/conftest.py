@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Fixtures of the rcupool Python tests."""
 
 from __future__ import annotations

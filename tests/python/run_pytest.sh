@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs pytest (Debian's /usr/bin/python3) on the given test files against the
 # rcupool package laid out from this build's libraries. Run by Bazel from
 # the runfiles root: tests/python/BUILD.

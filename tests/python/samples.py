@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Builds the sample extension modules the way an extension author would.
 
 Each sample is compiled with the system C compiler against the *imported*

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """SIGINT storms for the interrupt tests (issue 24): the script prologue
 that counts the KeyboardInterrupts raised into the code under test, and
 the sender process.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The package's API: counts, stats, barrier, paths, and bad input (issue 13,
 must-show 6)."""
 

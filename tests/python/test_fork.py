@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """fork and multiprocessing (issue 13, must-show 5): children set the count
 and run both sample extensions; the parent is unaffected."""
 

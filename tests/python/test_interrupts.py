@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A SIGINT every 50 us for 10 s against rcupool.threads() blocks and
 set_num_threads() (issue 24): the interpreter never aborts, every
 KeyboardInterrupt raised reaches the code that was interrupted (none is

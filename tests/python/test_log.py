@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The library's log on the "rcupool" logger (issue 13, must-show 7), from
 library threads, without deadlock at interpreter exit or across fork. Since
 issue 23 the package pulls the records: they reach the logger at the end

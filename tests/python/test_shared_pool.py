@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """One pool per process (issue 13, must-show 3): the package and every
 sample extension see the same manager, pool and generation."""
 

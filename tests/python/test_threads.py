@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """rcupool.threads(n): the per-caller width (issue 13, must-show 4)."""
 
 from __future__ import annotations

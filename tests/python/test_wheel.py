@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The wheel (issue 13, must-show 8): tools/wheel.sh builds it offline, it
 installs into a fresh venv with pip --no-index, tests 1 and 3 and the
 threads() tests pass against the installed package, exactly one shared

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The seed's crash and the review's churn, from Python, through the XNNPACK
 sample extension (issue 13, must-show 1 and 2)."""
 

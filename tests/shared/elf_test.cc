@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -62,11 +63,20 @@ std::set<std::string> DefinedDynamicSymbols(const std::string &file) {
   return names;
 }
 
-// Every function the given public headers declare with RCUPOOL_API.
-std::set<std::string> ApiOf(std::initializer_list<const char *> headers) {
+// Every function the given public headers declare with RCUPOOL_API; with
+// follow, also those of the rcupool headers they include (rcupool.h
+// includes one per concept).
+std::set<std::string> ApiOf(std::initializer_list<const char *> headers,
+                            bool follow = false) {
   std::set<std::string> names;
-  for (const char *header : headers) {
+  std::vector<std::string> todo(headers.begin(), headers.end());
+  std::set<std::string> seen;
+  while (!todo.empty()) {
+    std::string header = todo.back();
+    todo.pop_back();
+    if (!seen.insert(header).second) continue;
     std::ifstream in(header);
+    EXPECT_TRUE(in.good()) << "cannot read " << header;
     std::stringstream text;
     text << in.rdbuf();
     std::string s = text.str();
@@ -74,12 +84,19 @@ std::set<std::string> ApiOf(std::initializer_list<const char *> headers) {
     for (std::sregex_iterator it(s.begin(), s.end(), decl), end; it != end;
          ++it)
       names.insert((*it)[1]);
+    if (!follow) continue;
+    std::regex include(R"(#include <(rcupool/\w+\.h)>)");
+    for (std::sregex_iterator it(s.begin(), s.end(), include), end; it != end;
+         ++it)
+      todo.push_back("include/" + (*it)[1].str());
   }
   return names;
 }
 
 // Every function the public headers of librcupool declare with RCUPOOL_API.
-std::set<std::string> PublicApi() { return ApiOf({kPublicHeader, kInlineHeader}); }
+std::set<std::string> PublicApi() {
+  return ApiOf({kPublicHeader, kInlineHeader}, true);
+}
 
 TEST(RcupoolSharedLibraryElf, SonameIsLibrcupoolDotSoDotMajor) {
   std::string d = Tool("readelf -d " + Library());

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # bench_publish_test.sh BENCH_SH
 #
 # tools/bench.sh replaces benchmarks/results/, RESULTS.md and churn.png

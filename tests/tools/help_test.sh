@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # help_test.sh ENTRY_POINT...
 #
 # For each entry point of tools/ (a script or a program):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs a test binary under valgrind memcheck: any error, or a definite or
 # indirect leak, fails the test (exit 99). Used as Bazel's --run_under:
 #   bazel test --run_under=//tests/valgrind:memcheck //tests:all \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A small sample model for rcupool's tests and demo (not part of the
  * library): a two-layer perceptron, fully-connected + ReLU then

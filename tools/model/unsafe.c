@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The unsafe reset, kept as a control: what a runtime without rcupool does
  * when the thread count changes. Run it only in a child process.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Test rule of the ExecuTorch stand-in's tests."""
 
 def et_cc_test(name, srcs, deps = [], data = [], **kwargs):

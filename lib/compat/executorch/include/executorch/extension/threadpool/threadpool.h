@@ -76,8 +76,12 @@ class RCUPOOL_ET_API ThreadPool final {
    * included: the guard's pool size inside a UseNThreadsThreadPoolGuard or
    * UsePinnedThreadPoolGuard (so buffers sized by it at load fit the pool the
    * work runs on), 1 under a NoThreadPoolGuard (run() is inline there), else
-   * the current pool's size. Never blocks. Outside guards the value may be
-   * stale as soon as it is returned (another thread may reset).
+   * the current pool's size.
+   * Returns: that count. Outside guards it may be stale as soon as it is
+   *   returned (another thread may reset).
+   * Threads: any.
+   * Blocks: no.
+   * Lifetime: no pointers kept.
    */
   size_t get_thread_count() const;
 
@@ -89,10 +93,14 @@ class RCUPOOL_ET_API ThreadPool final {
    * guards keep their pools, readers are never waited for. A guard on the
    * calling thread keeps its own pool until it ends.
    *
-   * Returns true on success; false when num_threads > RCUPOOL_MAX_THREADS
-   * or the new pool could not be started (the current pool is unchanged).
-   * Blocks while the new pool's threads start. The name is ExecuTorch's and
-   * kept for source compatibility: nothing about it is unsafe here.
+   * The name is ExecuTorch's and kept for source compatibility: nothing
+   * about it is unsafe here.
+   * Returns: true on success; false when num_threads > RCUPOOL_MAX_THREADS
+   *   or the new pool could not be started (the current pool is unchanged).
+   * Threads: any, also inside run() tasks and guards.
+   * Blocks: while the new pool's threads start (as rcupool_reset()).
+   * Lifetime: no pointers kept; get_pthreadpool() results from before may
+   *   be freed.
    */
   bool _unsafe_reset_threadpool(uint32_t num_threads);
 
@@ -103,9 +111,14 @@ class RCUPOOL_ET_API ThreadPool final {
    * read by a running parallel call all stay. The ThreadPool and the
    * manager stay valid; later calls work as before.
    *
-   * Blocks (at least one grace period; a pool is freed about 0.1 ms after its last holder lets go, measured p50). Any thread except from
-   * inside a run() task or an rcupool read-side section: there it would
-   * wait for itself, so it logs a warning and returns without freeing.
+   * Returns: nothing.
+   * Threads: any except from inside a run() task or an rcupool read-side
+   *   section: there it would wait for itself, so it logs a warning and
+   *   returns without freeing.
+   * Blocks: yes, as rcupool_barrier() (at least one grace period; a pool is
+   *   freed about 0.1 ms after its last holder lets go, measured p50).
+   * Lifetime: get_pthreadpool() results of retired pools are gone once it
+   *   returns.
    */
   void _unsafe_destroy_threadpool();
 
@@ -132,6 +145,11 @@ class RCUPOOL_ET_API ThreadPool final {
    * on different pools run at the same time; calls that land on the same
    * pthreadpool_t are queued by pthreadpool, which runs one parallel
    * operation per pool at a time.
+   *
+   * Returns: nothing.
+   * Threads: any.
+   * Blocks: until every fn(i) has returned.
+   * Lifetime: fn is used, by reference, until it returns; nothing is kept.
    */
   template <typename Fn>
   void run(Fn &&fn, size_t range) {
@@ -139,7 +157,13 @@ class RCUPOOL_ET_API ThreadPool final {
     run_callable(fn, range, std::is_function<Callable>());
   }
 
-  /* The rcupool manager behind this pool (rcupool_default()). */
+  /*
+   * The rcupool manager behind this pool (rcupool_default()).
+   * Returns: the manager; never null.
+   * Threads: any.
+   * Blocks: no.
+   * Lifetime: until the process exits.
+   */
   rcupool_t *manager() const { return manager_; }
 
  private:
@@ -172,9 +196,11 @@ class RCUPOOL_ET_API ThreadPool final {
 
 /*
  * The process's ThreadPool, created on first use (with rcupool_default()).
- * The pointer stays valid until the process exits. nullptr only when the
- * default manager could not be created (logged by rcupool; a later call
- * tries again). Any thread; the first call blocks while threads start.
+ * Returns: the ThreadPool; nullptr only when the default manager could not
+ *   be created (logged by rcupool; a later call tries again).
+ * Threads: any.
+ * Blocks: the first call, while threads start.
+ * Lifetime: the pointer stays valid until the process exits.
  */
 RCUPOOL_ET_API ThreadPool *get_threadpool();
 
@@ -188,8 +214,11 @@ RCUPOOL_ET_API ThreadPool *get_threadpool();
  *     rcupool_reset()): such a reset may free it, about 0.1 ms later, under a
  *     caller that kept it. Use it only for one call, or where no reset can
  *     happen; to keep it (a backend at load), take get_pinned_pthreadpool().
- * nullptr also when the default manager could not be created. Never blocks
- * (but the first call may create the manager).
+ * Returns: that pool; nullptr also when the default manager could not be
+ *   created.
+ * Threads: any.
+ * Blocks: no (but the first call may create the manager).
+ * Lifetime: as listed above.
  */
 RCUPOOL_ET_API pthreadpool_t get_pthreadpool();
 
@@ -227,23 +256,41 @@ class RCUPOOL_ET_API PinnedPthreadpool final {
   PinnedPthreadpool(const PinnedPthreadpool &) = delete;
   PinnedPthreadpool &operator=(const PinnedPthreadpool &) = delete;
 
-  /* The pinned pool, valid until this handle is reset or destroyed;
-   * nullptr when empty. Never blocks. */
+  /*
+   * get(): the pinned pool; thread_count(): its thread count; is_current():
+   * false once a reset made another pool current (the holder may reload to
+   * follow the new size); operator bool: whether the handle holds a pool.
+   * Returns: nullptr, 0, false and false when empty.
+   * Threads: any.
+   * Blocks: no.
+   * Lifetime: get() until this handle is reset, destroyed or moved from.
+   */
   pthreadpool_t get() const { return rcupool_pin_pthreadpool(&pin_); }
-  /* Its thread count, 0 when empty. */
   size_t thread_count() const { return rcupool_pin_threads(&pin_); }
-  /* False once a reset made another pool current (the holder may reload to
-   * follow the new size), or when empty. */
   bool is_current() const { return rcupool_pin_is_current(&pin_); }
   explicit operator bool() const { return get() != nullptr; }
-  /* Releases the pin (rcupool_unpin()); the handle becomes empty. Never
-   * blocks; the pool is freed later on rcupool's reclaim thread if it is
-   * no longer current and nobody else holds it. */
+
+  /*
+   * Releases the pin (rcupool_unpin()); the handle becomes empty. The pool
+   * is freed later on rcupool's reclaim thread if it is no longer current
+   * and nobody else holds it.
+   * Returns: nothing.
+   * Threads: any; not two at once on one handle.
+   * Blocks: no (as rcupool_unpin()).
+   * Lifetime: what get() returned is no longer held by this handle.
+   */
   void reset() {
     if (get() != nullptr) rcupool_unpin(&pin_);
   }
-  /* The underlying pin, for rcupool_scope_enter() and the getters of
-   * <rcupool/rcupool.h>. Valid as long as this handle is not moved. */
+
+  /*
+   * The underlying pin, for rcupool_scope_enter() and the getters of
+   * <rcupool/rcupool.h>.
+   * Returns: its address; never null.
+   * Threads: any.
+   * Blocks: no.
+   * Lifetime: as long as this handle is not moved or destroyed.
+   */
   const rcupool_pin_t *pin() const { return &pin_; }
 
  private:
@@ -257,7 +304,11 @@ class RCUPOOL_ET_API PinnedPthreadpool final {
  * current pool otherwise. Under a NoThreadPoolGuard, or if the manager or
  * the pin cannot be had (logged), the handle is empty: a backend then runs
  * on the calling thread, as it would with get_pthreadpool()'s nullptr.
- * Any thread. Never blocks (but the first call may create the manager).
+ * Returns: the handle, empty in the cases above.
+ * Threads: any.
+ * Blocks: no, but the first call may create the manager, and the pin
+ *   blocks as rcupool_pin() says (a fork child's first pin).
+ * Lifetime: the pool until the handle is reset or destroyed.
  */
 RCUPOOL_ET_API PinnedPthreadpool get_pinned_pthreadpool();
 

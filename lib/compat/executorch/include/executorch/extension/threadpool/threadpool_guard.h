@@ -32,11 +32,17 @@ namespace threadpool {
  * blocks.
  */
 struct RCUPOOL_ET_API NoThreadPoolGuard {
-  /* Whether this thread is in "no pool" mode (a NoThreadPoolGuard, or
-   * set_enabled(true), is the innermost setting in force). */
+  /*
+   * is_enabled(): whether this thread is in "no pool" mode (a
+   * NoThreadPoolGuard, or set_enabled(true), is the innermost setting in
+   * force). set_enabled(): sets this thread's mode directly; the enclosing
+   * guard's destructor restores the mode it found.
+   * Returns: the mode; nothing.
+   * Threads: any; each answers for the calling thread.
+   * Blocks: no.
+   * Lifetime: no pointers kept.
+   */
   static bool is_enabled();
-  /* Sets this thread's mode directly; the enclosing guard's destructor
-   * restores the mode it found. */
   static void set_enabled(bool enabled);
 
   NoThreadPoolGuard() : previous_(is_enabled()) { set_enabled(true); }
@@ -79,10 +85,15 @@ class RCUPOOL_ET_API UseNThreadsThreadPoolGuard {
   UseNThreadsThreadPoolGuard &operator=(const UseNThreadsThreadPoolGuard &) =
       delete;
 
-  /* False when the guard could not pin its pool and changes nothing. */
+  /*
+   * active(): false when the guard could not pin its pool and changes
+   * nothing. pthreadpool(), thread_count(): the guard's pool and its size.
+   * Returns: those; nullptr and 0 when not active.
+   * Threads: any.
+   * Blocks: no.
+   * Lifetime: the pool until the guard is destroyed.
+   */
   bool active() const { return active_; }
-  /* The guard's pool and its size (nullptr / 0 when not active); valid
-   * until the guard is destroyed. */
   pthreadpool_t pthreadpool() const { return rcupool_pin_pthreadpool(&pin_); }
   size_t thread_count() const { return rcupool_pin_threads(&pin_); }
 

@@ -1,0 +1,230 @@
+/*
+ * rcupool/manager.h: the manager: create, destroy, the default manager,
+ * reset, the idle policy and the barrier.
+ *
+ * Part of <rcupool/rcupool.h>, which includes it: include that.
+ */
+#ifndef RCUPOOL_MANAGER_H
+#define RCUPOOL_MANAGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rcupool/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Environment variable read by rcupool_default() for its default size. */
+#define RCUPOOL_ENV_NUM_THREADS "RCUPOOL_NUM_THREADS"
+
+/* A pool manager. Opaque. (The tag is not `struct rcupool`: C++ users have
+ * `namespace rcupool`, <rcupool/rcupool.hpp>, and a tag of the same name
+ * in the global scope would clash with it.) */
+typedef struct rcupool_manager rcupool_t;
+
+/*
+ * What a pool's worker threads do after a job until the next one comes (the
+ * manager's idle policy). pthreadpool's workers spin (busy-wait) for a while
+ * before they sleep, so a job that follows soon finds them awake, and the
+ * CPU they spin on is lost to every other thread; yielding workers go to
+ * sleep at once. The README ("Idle workers") has both sides measured.
+ */
+typedef enum rcupool_idle {
+  /* The library's choice: RCUPOOL_IDLE_YIELD. */
+  RCUPOOL_IDLE_DEFAULT = 0,
+  /* Spin after each job, then sleep: pthreadpool's own behaviour. */
+  RCUPOOL_IDLE_SPIN = 1,
+  /* Sleep right after each job: PTHREADPOOL_FLAG_YIELD_WORKERS on every
+   * pthreadpool call rcupool makes, XNN_FLAG_YIELD_WORKERS on the runtimes
+   * of its XNNPACK backend (which yield after their last operator only). */
+  RCUPOOL_IDLE_YIELD = 2,
+} rcupool_idle_t;
+
+/* Options for rcupool_create(). A zero-initialised struct means defaults. */
+typedef struct rcupool_options {
+  /* Thread count of the first pool and of rcupool_reset(m, 0). 0: the
+   * default count, computed at create and again at every
+   * rcupool_reset(m, 0): cpuinfo's performance cores in the calling
+   * thread's affinity mask, capped by the cgroup CPU quota (README,
+   * "Default size"). At most RCUPOOL_MAX_THREADS. */
+  size_t threads;
+  /* Appended fields (those above keep their offsets). */
+  /* The idle policy (RCUPOOL_IDLE_DEFAULT: the library's); change it later
+   * with rcupool_set_idle(). */
+  rcupool_idle_t idle;
+} rcupool_options_t;
+
+/*
+ * Creates a manager with a first pool of opts->threads threads.
+ * opts may be NULL (all defaults). Environment variables are not read here;
+ * only rcupool_default() reads them.
+ *
+ * Returns: 0 and stores the manager in *out, or
+ *   -EINVAL  out is NULL, opts->threads > RCUPOOL_MAX_THREADS or opts->idle
+ *            is not a value of rcupool_idle_t;
+ *   -ENOMEM  allocation failed;
+ *   -EAGAIN  the pool's threads could not be started.
+ *   On error *out is left unchanged and nothing stays allocated.
+ * Threads: any.
+ * Blocks: yes, while the first pool's threads start.
+ * Lifetime: the manager until rcupool_destroy(); opts is read during the
+ *   call only.
+ */
+RCUPOOL_API int rcupool_create(const rcupool_options_t *opts, rcupool_t **out);
+
+/*
+ * Destroys a manager: retires its current pool and frees every pool, waiting
+ * for pending grace-period callbacks. The manager must not be used by any
+ * other call during or after destroy.
+ *
+ * Returns: 0 (also for NULL), or
+ *   -EBUSY    a pin on any of its pools is still held; nothing was freed and
+ *             the manager is fully usable;
+ *   -EPERM    m is the process-wide manager of rcupool_default();
+ *   -EDEADLK  called where it would wait for itself: inside a read-side
+ *             section, inside a task of rcupool_parallelize_1d() (of any
+ *             manager), or on any worker thread of an rcupool pool
+ *             (whatever it runs). Not detected: a task that pthreadpool
+ *             runs on the very thread that called
+ *             pthreadpool_parallelize_*() directly on a pool;
+ *   -EAGAIN   the library's reclaim thread is not running and cannot be
+ *             started (a thread limit): nothing was changed; retry later.
+ * Threads: any thread but those above.
+ * Blocks: yes (grace periods and the joins of worker threads).
+ * Lifetime: m is gone once this returns 0; on an error it stays usable.
+ */
+RCUPOOL_API int rcupool_destroy(rcupool_t *m);
+
+/*
+ * The process-wide manager, created on first use and never destroyed. Its
+ * default size is RCUPOOL_NUM_THREADS when that holds a decimal count in
+ * 1..RCUPOOL_MAX_THREADS (read once, by the first call); any other value is
+ * logged at warning level and ignored. Without it, the default count is
+ * cpuinfo's performance cores in the calling thread's affinity mask
+ * (sched_getaffinity), capped by the CPU quota of the process's cgroup
+ * (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us), at least 1; it is
+ * computed again by every rcupool_reset(m, 0). How it was chosen is logged
+ * at info level ("default size 1 threads: 2 performance cores in the
+ * affinity mask of 2 CPUs; cgroup quota 1 CPUs").
+ *
+ * Returns: the manager; NULL only if the first creation failed (logged at
+ *   error level): a later call tries again.
+ * Threads: any; concurrent first calls create one manager.
+ * Blocks: the first call, while threads start (later calls: no).
+ * Lifetime: the manager stays valid until the process exits.
+ *
+ * In a child created by fork(), the manager's pools have lost their worker
+ * threads; until the child's first rcupool_parallelize_1d() outside a
+ * scope, rcupool_pin() or rcupool_reset() creates a pool of the manager's
+ * size, the current pool is a 1-thread pool (see README, "fork").
+ */
+RCUPOOL_API rcupool_t *rcupool_default(void);
+
+/*
+ * Makes a pool of `threads` threads current. 0 means the manager's default
+ * count: the count it was created with, RCUPOOL_NUM_THREADS for the default
+ * manager when set, else the count computed now from the calling thread's
+ * affinity mask and the cgroup CPU quota. rcupool_reset(m, 0) is the way to
+ * follow a change of those limits (a container resized, the process moved
+ * to other CPUs) without a restart: call it after the change, from a thread
+ * whose mask is the new one. A reset to the current size does nothing. A reset to the size of a
+ * retired pool that is still alive (pinned, or within its grace period)
+ * makes that pool current again instead of creating one (a reuse). Otherwise
+ * a new pool is created and published; the previous one is retired and will
+ * be freed once its grace period has elapsed and no pin holds it.
+ *
+ * Never waits for readers or pins. Holders of pins keep their pool.
+ *
+ * Returns: 0, or
+ *   -EINVAL  m is NULL or threads > RCUPOOL_MAX_THREADS;
+ *   -ENOMEM  allocation failed;
+ *   -EAGAIN  the new pool's threads could not be started.
+ *   On error the current pool is unchanged and keeps working.
+ * Threads: any, including a task running on a pool. Concurrent resets are
+ *   serialised.
+ * Blocks: yes, while a new pool's threads start (and, for 0, while it
+ *   reads the affinity mask and a few small cgroup files).
+ * Lifetime: no pointers kept; the pool it replaces lives on as long as a
+ *   read-side section or a pin holds it.
+ */
+RCUPOOL_API int rcupool_reset(rcupool_t *m, size_t threads);
+
+/*
+ * Thread count of the current pool.
+ * Returns: the count; 0 if m is NULL. It may be stale as soon as it is
+ *   returned.
+ * Threads: any.
+ * Blocks: no (one atomic load).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API size_t rcupool_threads(rcupool_t *m);
+
+/*
+ * The manager's generation: the number of pools it has published (the first
+ * pool is generation 1; every reset that changes the pool adds one, reuses
+ * included).
+ * Returns: the generation; 0 if m is NULL.
+ * Threads: any.
+ * Blocks: no (one atomic load).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API uint64_t rcupool_generation(rcupool_t *m);
+
+/*
+ * Sets m's idle policy (rcupool_idle_t); RCUPOOL_IDLE_DEFAULT restores the
+ * library's. The default manager is created implicitly: this is how its
+ * policy is chosen. The policy applies to every pthreadpool call that
+ * starts after this returns: rcupool_parallelize_1d() on m (in a scope or
+ * not, so also the ExecuTorch stand-in's run()) and the worker census of
+ * m's new pools; and to the XNNPACK backend's runtimes created or refreshed
+ * after it (XNNPACK fixes a runtime's flags at creation, so a runtime keeps
+ * the policy it was made with). A pthreadpool_parallelize_*() the caller
+ * makes directly on a pinned pool passes its own flags.
+ * Returns: 0, or -EINVAL when m is NULL or idle is not a value of
+ *   rcupool_idle_t (the policy is unchanged).
+ * Threads: any.
+ * Blocks: no (one atomic store).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_set_idle(rcupool_t *m, rcupool_idle_t idle);
+
+/*
+ * m's idle policy.
+ * Returns: RCUPOOL_IDLE_SPIN or RCUPOOL_IDLE_YIELD (never DEFAULT, which
+ *   stands for one of them); RCUPOOL_IDLE_DEFAULT if m is NULL.
+ * Threads: any.
+ * Blocks: no (one atomic load).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API rcupool_idle_t rcupool_idle(rcupool_t *m);
+
+/*
+ * Waits until every pool of m that can be freed has been freed: every
+ * retired pool whose grace period has elapsed and that holds no pin. Pools
+ * still pinned stay alive. Meant for tests, shutdown and dlclose.
+ *
+ * Returns: 0, or -EINVAL (m NULL), or -EDEADLK where it would wait for
+ *   itself: inside a read-side section, inside a task of
+ *   rcupool_parallelize_1d() (of any manager), or on any worker thread of
+ *   an rcupool pool (whatever it runs). Not detected, as for
+ *   rcupool_destroy(): a task pthreadpool runs on the thread that called
+ *   pthreadpool_parallelize_*() directly. -EAGAIN when the library's
+ *   reclaim thread is not running and cannot be started (a thread limit):
+ *   it returns at once (logged) instead of waiting; the frees wait for a
+ *   later call.
+ * Threads: any thread but those above.
+ * Blocks: yes (until the reclaim thread has run every item queued before
+ *   the call: a grace period, and for a batch that frees a pool a second
+ *   one and the joins of its workers; while the thread runs, never a busy
+ *   wait).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_barrier(rcupool_t *m);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* RCUPOOL_MANAGER_H */
