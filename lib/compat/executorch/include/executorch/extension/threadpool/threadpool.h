@@ -45,6 +45,7 @@
 
 #include <pthreadpool.h>
 #include <rcupool/rcupool.h>
+#include <rcupool/rcupool.hpp>
 
 /* Marks what librcupool_executorch.so exports (the rest is hidden). */
 #define RCUPOOL_ET_API __attribute__((visibility("default")))
@@ -55,6 +56,7 @@ namespace threadpool {
 
 class ThreadPool;
 class PinnedPthreadpool;
+struct NoThreadPoolGuard;  // threadpool_guard.h
 RCUPOOL_ET_API ThreadPool *get_threadpool();
 RCUPOOL_ET_API PinnedPthreadpool get_pinned_pthreadpool();
 
@@ -211,44 +213,32 @@ RCUPOOL_ET_API pthreadpool_t get_pthreadpool();
 class RCUPOOL_ET_API PinnedPthreadpool final {
  public:
   PinnedPthreadpool() = default;  // empty
-  ~PinnedPthreadpool() { reset(); }
-  PinnedPthreadpool(PinnedPthreadpool &&other) noexcept
-      : pin_(other.pin_) {
-    other.pin_ = rcupool_pin_t{};
-  }
-  PinnedPthreadpool &operator=(PinnedPthreadpool &&other) noexcept {
-    if (this != &other) {
-      reset();
-      pin_ = other.pin_;
-      other.pin_ = rcupool_pin_t{};
-    }
-    return *this;
-  }
+  /* Moves and the unpin at destruction are rcupool::Pin's. */
+  PinnedPthreadpool(PinnedPthreadpool &&) noexcept = default;
+  PinnedPthreadpool &operator=(PinnedPthreadpool &&) noexcept = default;
   PinnedPthreadpool(const PinnedPthreadpool &) = delete;
   PinnedPthreadpool &operator=(const PinnedPthreadpool &) = delete;
 
   /* The pinned pool, valid until this handle is reset or destroyed;
    * nullptr when empty. Never blocks. */
-  pthreadpool_t get() const { return rcupool_pin_pthreadpool(&pin_); }
+  pthreadpool_t get() const { return pin_.pthreadpool(); }
   /* Its thread count, 0 when empty. */
-  size_t thread_count() const { return rcupool_pin_threads(&pin_); }
+  size_t thread_count() const { return pin_.threads(); }
   /* False once a reset made another pool current (the holder may reload to
    * follow the new size), or when empty. */
-  bool is_current() const { return rcupool_pin_is_current(&pin_); }
+  bool is_current() const { return pin_.is_current(); }
   explicit operator bool() const { return get() != nullptr; }
   /* Releases the pin (rcupool_unpin()); the handle becomes empty. Never
    * blocks; the pool is freed later on rcupool's reclaim thread if it is
    * no longer current and nobody else holds it. */
-  void reset() {
-    if (get() != nullptr) rcupool_unpin(&pin_);
-  }
+  void reset() { pin_.reset(); }
   /* The underlying pin, for rcupool_scope_enter() and the getters of
    * <rcupool/rcupool.h>. Valid as long as this handle is not moved. */
-  const rcupool_pin_t *pin() const { return &pin_; }
+  const rcupool_pin_t *pin() const { return pin_.get(); }
 
  private:
   friend PinnedPthreadpool get_pinned_pthreadpool();
-  rcupool_pin_t pin_{};
+  ::rcupool::Pin pin_;
 };
 
 /*
@@ -265,12 +255,14 @@ RCUPOOL_ET_API PinnedPthreadpool get_pinned_pthreadpool();
 }  // namespace extension
 }  // namespace executorch
 
-/* The old names, still used by existing callers and tests. */
+/* The old names, still used by existing callers and tests (the guard's
+ * is usable once threadpool_guard.h is included). */
 namespace torch {
 namespace executorch {
 namespace threadpool {
 using ::executorch::extension::threadpool::get_pthreadpool;
 using ::executorch::extension::threadpool::get_threadpool;
+using ::executorch::extension::threadpool::NoThreadPoolGuard;
 using ::executorch::extension::threadpool::ThreadPool;
 }  // namespace threadpool
 }  // namespace executorch
