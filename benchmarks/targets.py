@@ -104,7 +104,7 @@ TARGETS = (
     ("sized pin that starts a pool of {v}", SIZED, "PinSized_StartPool/*",
      "pthreadpool_create (paired)", "paired:sized_over_create", "1",
      ("<=", 1.1)),
-    # The idle policy's trade (README, "Idle workers"): a {v}-thread pool.
+    # The idle policy's trade (benchmarks/README.md, "Idle workers"): a {v}-thread pool.
     ("CPU burned in the 50 ms after a tiny dispatch, yield policy, {v} "
      "threads", IDLE, "IdleCpu/rcupool_yield/*", "pthreadpool (spins)",
      "IdleCpu/pthreadpool_spin/*", "1", ("<=", 0.05)),
