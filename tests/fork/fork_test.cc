@@ -3,7 +3,7 @@
 // fork stays valid to unpin in the child and its scope runs parallel work
 // inline (its pool's workers do not exist there); a fork racing the first
 // call, a child whose pools cannot start, a child's first grace periods and
-// counts, a private manager's frees pending at fork. See README "fork". The
+// counts, a private manager's frees pending at fork. See docs/flavours.md, "fork". The
 // later cases run in a fresh process (RCUPOOL_RUN_IN_CHILD), so a hang is a
 // failure after a timeout.
 #include <errno.h>
