@@ -16,6 +16,6 @@ int main(void) {
   rcupool_scope_exit();
   printf("sum %ld on %zu threads (current: %zu)\n", atomic_load(&sum),
          rcupool_pin_threads(&method), rcupool_threads(m));
-  rcupool_unpin(&method);                 /* freed later, on rcupool's reclaim thread */
+  rcupool_unpin(&method);                 /* warm for its width, then freed */
   return err != 0 || atomic_load(&sum) != 499500;
 }
