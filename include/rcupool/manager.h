@@ -218,6 +218,31 @@ RCUPOOL_API int rcupool_set_idle(rcupool_t *m, rcupool_idle_t idle);
 RCUPOOL_API rcupool_idle_t rcupool_idle(rcupool_t *m);
 
 /*
+ * Waits until every pool of m that can be freed has been freed: every pool
+ * that is not current, whose grace period has elapsed, that holds no pin
+ * and that m does not keep warm (rcupool_set_warm(): a warm pool goes once
+ * unused for warm_ms, beyond warm_pools, or at rcupool_trim()). Pools still
+ * pinned stay alive. Meant for tests, shutdown and dlclose.
+ *
+ * Returns: 0, or -EINVAL (m NULL), or -EDEADLK where it would wait for
+ *   itself: inside a read-side section, inside a task of
+ *   rcupool_parallelize_1d() (of any manager), or on any worker thread of
+ *   an rcupool pool (whatever it runs). Not detected, as for
+ *   rcupool_destroy(): a task pthreadpool runs on the thread that called
+ *   pthreadpool_parallelize_*() directly. -EAGAIN when the library's
+ *   reclaim thread is not running and cannot be started (a thread limit):
+ *   it returns at once (logged) instead of waiting; the frees wait for a
+ *   later call.
+ * Threads: any thread but those above.
+ * Blocks: yes (until the reclaim thread has run every item queued before
+ *   the call: a grace period, and for a batch that frees a pool a second
+ *   one and the joins of its workers; while the thread runs, never a busy
+ *   wait).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_barrier(rcupool_t *m);
+
+/*
  * Sets how long m keeps a warm pool (a pool that is not current and holds
  * no pin, kept for the next pin, scope or reset of its width) and how many
  * it keeps: warm_ms and warm_pools as in rcupool_options_t (0: the
@@ -248,31 +273,6 @@ RCUPOOL_API int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms,
  * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_trim(rcupool_t *m);
-
-/*
- * Waits until every pool of m that can be freed has been freed: every pool
- * that is not current, whose grace period has elapsed, that holds no pin
- * and that m does not keep warm (rcupool_set_warm(): a warm pool goes once
- * unused for warm_ms, beyond warm_pools, or at rcupool_trim()). Pools still
- * pinned stay alive. Meant for tests, shutdown and dlclose.
- *
- * Returns: 0, or -EINVAL (m NULL), or -EDEADLK where it would wait for
- *   itself: inside a read-side section, inside a task of
- *   rcupool_parallelize_1d() (of any manager), or on any worker thread of
- *   an rcupool pool (whatever it runs). Not detected, as for
- *   rcupool_destroy(): a task pthreadpool runs on the thread that called
- *   pthreadpool_parallelize_*() directly. -EAGAIN when the library's
- *   reclaim thread is not running and cannot be started (a thread limit):
- *   it returns at once (logged) instead of waiting; the frees wait for a
- *   later call.
- * Threads: any thread but those above.
- * Blocks: yes (until the reclaim thread has run every item queued before
- *   the call: a grace period, and for a batch that frees a pool a second
- *   one and the joins of its workers; while the thread runs, never a busy
- *   wait).
- * Lifetime: no pointers kept.
- */
-RCUPOOL_API int rcupool_barrier(rcupool_t *m);
 
 #ifdef __cplusplus
 } /* extern "C" */
