@@ -110,6 +110,8 @@ TEST(RcupoolHppPin, MoveAssignmentUnpinsTheTargetsPoolFirst) {
   three.reset();  // empty: a no-op, not a second unpin
   EXPECT_EQ(warnings.count(), 0);
   ASSERT_EQ(m.manager().barrier(), 0);
+  // Unpinned, the 2-thread pool is warm (kept for its width): trim frees it.
+  ASSERT_GE(rcupool_trim(m.get()), 0);
   rcupool_stats_t s{};
   ASSERT_EQ(m.manager().stats(s), 0);
   EXPECT_EQ(s.pools_alive, 1u);  // the 2-thread pool was freed
@@ -220,6 +222,8 @@ TEST(RcupoolHppReadGuard, CurrentIsTheCurrentPoolAndOutlivesAResetInside) {
     EXPECT_EQ(g.current(nullptr), nullptr);
   }
   ASSERT_EQ(m.manager().barrier(), 0);
+  // Once retired and left, the 2-thread pool is warm: trim frees it.
+  ASSERT_GE(rcupool_trim(m.get()), 0);
   rcupool_stats_t s{};
   ASSERT_EQ(m.manager().stats(s), 0);
   EXPECT_EQ(s.pools_alive, 1u);  // freed once the section was left

@@ -17,6 +17,7 @@ import pytest
 
 import rcupool
 import storm
+import warm
 from conftest import (run_python, skip_fork_under_tsan,
                       skip_fork_while_allocating_under_asan)
 
@@ -66,6 +67,7 @@ def test_reset_under_pinning_method_logs_kept_at_info_from_reclaim_thread(
     finally:
         sample_parallel.unload(1)
     rcupool.barrier()
+    assert warm.trim() >= 0  # unpinned, the 2-thread pool is warm: trim frees it
     assert records.matching("no pins") or records.matching("free pool")
 
 
@@ -102,6 +104,7 @@ import logging, sys, threading, os
 logging.basicConfig(level=logging.DEBUG, stream=sys.stdout,
                     format="%(threadName)s %(message)s")
 import rcupool, rcupool_sample_parallel as ext
+import warm
 
 def churn(slot):
     i = 0
@@ -116,6 +119,7 @@ def churn(slot):
 rcupool.set_num_threads(7)
 rcupool.set_num_threads(6)
 rcupool.barrier()
+assert warm.trim() >= 0  # the retired 7-thread pool is warm: trim frees it
 for slot in range(3):
     threading.Thread(target=churn, args=(slot,), daemon=True).start()
 import time; time.sleep(0.3)

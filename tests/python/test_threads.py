@@ -11,6 +11,7 @@ import pytest
 
 import rcupool
 import storm
+import warm
 from conftest import run_python
 
 
@@ -25,6 +26,7 @@ def test_threads_block_runs_extension_on_its_width_and_leaves_count(sample_paral
     s = rcupool.stats()
     assert (s.threads, s.generation) == (2, gen)
     rcupool.barrier()
+    assert warm.trim() >= 0  # the block's 3-thread pool is warm: trim frees it
     assert rcupool.stats().pools_alive == 1
 
 

@@ -157,6 +157,8 @@ TEST(UnsafeResetThreadpool, WithConcurrentRunsNeverBreaksThem) {
 // --- _unsafe_destroy_threadpool ---------------------------------------------
 
 TEST(UnsafeDestroyThreadpool, FreesUnusedRetiredPoolsKeepsCurrentAndPinned) {
+  // Warm widths would keep the retired 3-thread pool past the destroy.
+  et_test::NoWarmPools no_warm;
   et::ThreadPool *tp = et::get_threadpool();
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
   tp->_unsafe_destroy_threadpool();
@@ -193,6 +195,8 @@ TEST(UnsafeDestroyThreadpool, FreesUnusedRetiredPoolsKeepsCurrentAndPinned) {
 }
 
 TEST(UnsafeDestroyThreadpool, InsideRunTaskLogsWarningFreesNothingReturns) {
+  // Warm widths would keep the retired 2-thread pool past the destroy.
+  et_test::NoWarmPools no_warm;
   et::ThreadPool *tp = et::get_threadpool();
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(3));  // a retired pool to free
@@ -355,6 +359,8 @@ TEST(NoThreadPoolGuard, NestsAndEachRestoresWhatItFound) {
 // --- PinnedPthreadpool and UsePinnedThreadPoolGuard ------------------------
 
 TEST(GetPinnedPthreadpool, KeepsItsPoolAcrossResetsAndDestroyUntilReleased) {
+  // Warm widths would keep the released pool past the last destroy.
+  et_test::NoWarmPools no_warm;
   et::ThreadPool *tp = et::get_threadpool();
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
   tp->_unsafe_destroy_threadpool();

@@ -15,6 +15,7 @@
 
 #include "tests/compat/executorch/sample_backend.h"
 #include "tests/compat/executorch/sequence.h"
+#include "tests/compat/executorch/util.h"
 
 namespace {
 
@@ -28,6 +29,8 @@ rcupool_stats_t Stats() {
 }
 
 TEST(SampleBackendPinned, ResetsSixteenFourAndTwentyAlternationsEveryOutputCorrect) {
+  // Warm widths would keep the released method pool past the last destroy.
+  et_test::NoWarmPools no_warm;
   et::ThreadPool *tp = et::get_threadpool();
   ASSERT_NE(tp, nullptr);
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(et_sample::kLoadThreads));
