@@ -12,8 +12,8 @@
 //                                    pthreadpool_create(n) then one
 //                                    pthreadpool_parallelize_1d of n items
 //                                    on it (the shape of a new pool's
-//                                    worker census, lib/parallel.c
-//                                    PARALLEL-4), paired with a plain
+//                                    worker census, lib/worker.c
+//                                    WORKER-2), paired with a plain
 //                                    pthreadpool_create(n) as the reset
 //                                    is: what one dispatch after the
 //                                    create costs on this machine
@@ -38,14 +38,14 @@
 // Where a new pool's start goes (lib/pool.c, rp_pool_create): replicas of
 // its two parts beyond pthreadpool_create, each timed beside a plain
 // pthreadpool_create(n) (paired_create.h), as BM_Reset_NewSize is:
-//   BM_Start_Probes/<n>              the probe threads alone (POOL-4): n-1
+//   BM_Start_Probes/<n>              the probe threads alone (LIMITS-2): n-1
 //                                    threads started, all alive at once,
 //                                    released and joined (counter
 //                                    probes_over_create)
 //   BM_Start_ProbesThenCreate/<n>    the probes, then pthreadpool_create(n)
 //                                    (probes_create_over_create)
 //   BM_Start_CreateThenCensus/<n>    pthreadpool_create(n), then the worker
-//                                    census (PARALLEL-4): one
+//                                    census (WORKER-2): one
 //                                    pthreadpool_parallelize_1d of n items
 //                                    under the default idle policy (yield),
 //                                    each item naming its thread and
@@ -389,9 +389,9 @@ void BM_Create_PthreadpoolAndDispatch(benchmark::State &state) {
       });
 }
 
-// The probe threads of rp_workers_can_start (lib/pool.c, POOL-4), as it
-// starts them: `workers` threads with default attributes, all alive at once
-// (each waits for `go`), then released and joined.
+// The probe threads of rp_limits_threads_can_start (lib/limits.c,
+// LIMITS-2), as it starts them: `workers` threads with default attributes,
+// all alive at once (each waits for `go`), then released and joined.
 struct Probe {
   pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
   pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -421,9 +421,9 @@ bool Probes(size_t workers) {
   return started == workers;
 }
 
-// The worker census of rp_parallel_mark_workers (lib/parallel.c,
-// PARALLEL-4): one item per thread; every thread but the creator names
-// itself; each item waits (yielding) until all have started or 2 s passed.
+// The worker census of rp_worker_census (lib/worker.c, WORKER-2): one item
+// per thread; every thread but the creator names itself; each item waits
+// (yielding) until all have started or 2 s passed.
 struct Census {
   pthread_t creator;
   size_t threads;
