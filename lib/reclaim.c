@@ -441,11 +441,17 @@ static int rp_reclaim_wait_queued(void) {
 int rp_reclaim_drain(rcupool_t *m) {
   /* Items queued before this call run within the first wait. A pool at
    * refs zero whose hand-over is still in flight on another thread is
-   * queued shortly: wait for it too. */
+   * queued shortly: wait for it too. The look comes before the wait: a
+   * pool seen dying then may be queued after that wait's ticket, and its
+   * callback may unlink it before a look after the wait, which would then
+   * miss a free still running (tests/model, STRICT_TRIM); the next round's
+   * wait covers it. */
   int err;
+  bool dying;
   do {
+    dying = m != NULL && rp_has_dying_pool(m);
     err = rp_reclaim_wait_queued();
-  } while (err == 0 && m != NULL && rp_has_dying_pool(m));
+  } while (err == 0 && dying);
   return err;
 }
 
