@@ -8,13 +8,27 @@
  *   - 1 unpinner, the holder of those pins: it uses a pinned pool and then
  *     unpins it, in any order, at any time;
  *   - 1 resetter making 3 resets, B, A, B, over two thread counts, so a
- *     reset may reuse a pool still alive;
+ *     reset may reuse a pool still alive (a retiring, kept or warm one);
  *   - rcupool's reclaim thread (lib/reclaim.c), running any queued
  *     callback whose grace period is over: the retire callback and the free
- *     callback that an unpin's hand-over queues;
+ *     callback that a hand-over queues;
+ *   - the trimmer: the warm pass (lib/warm.c, WARM-2..4), which lets the
+ *     manager's reference of a warm pool go (refs 1 -> 0 under m->lock) and
+ *     hands the pool to the reclaim thread after unlocking; any number of
+ *     passes at any time, each letting any of the warm pools go (the
+ *     reclaim thread's passes after a batch and when due, and those of
+ *     rcupool_barrier() and rcupool_trim() on other threads);
  *   - destroy, once the readers and the resetter are finished with the
- *     manager, racing the unpinner and the reclaim thread; it may first
- *     call rcupool_barrier() after every pin is released.
+ *     manager, racing the unpinner, the trimmer and the reclaim thread; it
+ *     may first call rcupool_trim() after every pin is released.
+ *
+ * Reference counting as lib/internal.h has it: refs = pins + 1 while the
+ * manager holds the pool (managed[]: the current pool and the warm ones;
+ * every pool starts managed) + 1 per pending retire. A reset keeps the old
+ * pool managed and adds a retire reference; a reuse publishes a managed
+ * pool and takes nothing; the manager lets a pool go only under m->lock,
+ * by the trimmer's 1 -> 0, or at destroy. So a pin's last unpin never
+ * frees a managed pool: it turns warm.
  *
  * Grace periods: a push onto the reclaim queue (CALL_RCU_BODY, named after
  * liburcu's call_rcu, which the C code no longer uses) records which
@@ -28,18 +42,29 @@
  * Properties (assertions; pan also reports any deadlock as an invalid end
  * state):
  *   MODEL-1 no access to a freed pool: USE() at every access by a reader, a pin
- *      holder, a reuse, a callback and destroy;
+ *      holder, a reuse, a callback, the trimmer and destroy;
  *   MODEL-2 no free while pinned, current, or seen by a reader still inside the
- *      section where it loaded the pool: FREE_POOL();
+ *      section where it loaded the pool: FREE_POOL(); a reuse never takes
+ *      a pool whose refs reached zero (WARM-2: a managed pool cannot);
  *   MODEL-3 no double free: FREE_POOL(); a queue item is never queued twice;
  *   MODEL-4 at most one pool per thread count alive whenever no callback and no
  *      hand-over is pending (process one_per_size), and never two live
  *      (refs > 0) pools of one size (assertion RESET-2 in the resetter);
- *   MODEL-5 every retired pool is freed once all pins are released: after the
- *      readers, the resetter and the unpinner are done, rcupool_barrier()
- *      leaves only the current pool alive (end-state assertion in
- *      destroyer), and destroy then frees everything and never waits for a
- *      callback that will not come;
+ *   MODEL-5 every pool but the current one is freed once all pins are
+ *      released and the manager lets its warm pools go: after the readers,
+ *      the resetter and the unpinner are done, rcupool_trim() leaves only
+ *      the current pool alive, or off m->pools with its free running on
+ *      the reclaim thread (end-state assertion in destroyer; STRICT_TRIM
+ *      below asks for freed), and destroy then frees everything and never
+ *      waits for a callback that will not come;
+ *   MODEL-6 the pools alive stay bounded: in every state at most one pool
+ *      per thread count has refs > 0 (so at most 2 here, the sizes), and
+ *      every other pool alive is dying (refs 0) with its free on the way:
+ *      whenever no callback and no hand-over is pending, no pool is alive
+ *      at refs 0 (process one_per_size);
+ *   MODEL-7 the trimmer never lets go of a pool a pin holds, nor of the
+ *      current pool or one with a retire pending (assertions where it
+ *      releases);
  *   plus the checks the C code itself makes (pin from refs 0 and refs
  *   underflow abort).
  *
@@ -47,21 +72,46 @@
  * publish, acquire load, acq_rel decrement) are argued in lib/, not here.
  *
  * One-line switches (spin -D...): each must make spin report a violation.
- *   BROKEN_REUSE_FROM_ZERO  a reuse increments refs without rp_pool_tryget()'s
- *                           "not from zero" check: it revives a pool whose
- *                           free is already queued.
- *   BROKEN_REUSE_PENDING    a reuse takes no reference of its own when a
- *                           retire callback is pending: it takes over the
- *                           pending retire reference without dequeuing the
- *                           callback, which then drops it anyway.
+ *   BROKEN_REUSE_RELEASED   a reset's search takes any pool of its size on
+ *                           m->pools without the managed test: it revives a
+ *                           pool the trimmer has let go (refs 0). (The
+ *                           successor of BROKEN_REUSE_FROM_ZERO, a reuse
+ *                           without rp_pool_tryget(), from when a reuse
+ *                           took a reference.)
+ *   BROKEN_RELEASE_KEEPS_MANAGED  the warm release (rp_warm_release_locked)
+ *                           does not clear managed: the manager then drops
+ *                           a reference it no longer holds.
+ *   BROKEN_REUSE_PENDING    a reuse of a retiring pool cancels its retire
+ *                           (drops the retire reference) without dequeuing
+ *                           the callback, which then drops it again.
  *   BROKEN_FREE_AT_UNPIN    the last unpin frees the pool when its pin count
- *                           reaches zero, without checking that the pool was
- *                           retired and its grace period is over.
- *   C_KEPT_LOG_AFTER_PUT    rp_retire_cb() as it was before the fix: it read
- *                           p->threads for its "kept" log after its own
- *                           decrement, while destroy can free the pool.
+ *                           reaches zero, without checking that the
+ *                           manager no longer holds it.
+ *   BROKEN_TRIM_PINNED      the warm pass lets a pool go without looking at
+ *                           refs (stores 0 where rp_warm_release_locked()
+ *                           compare-and-swaps 1 to 0): a pool a pin holds is
+ *                           handed to the reclaim thread.
  *   VACUITY_NO_REUSE        asserts that no reset ever reuses a pool: spin
  *                           must find a reuse, so the reuse path is explored.
+ *   VACUITY_NO_TRIM         asserts that the trimmer never lets a pool go.
+ *   STRICT_TRIM             MODEL-5 as rcupool_trim()'s and
+ *                           rcupool_barrier()'s comments promise it: every
+ *                           pool but the current one freed when trim
+ *                           returns. lib/ as it is fails it: rp_reclaim_drain
+ *                           waits, then looks for a listed pool at refs 0,
+ *                           so it can miss a pool another pass let go whose
+ *                           free was pushed after its wait began and that
+ *                           the reclaim thread unlinked before its look.
+ *                           With FIX_DRAIN_CHECK_FIRST (look, then wait; a
+ *                           last wait after a look that found none) it
+ *                           passes.
+ * Checked to pass, not to fail:
+ *   C_KEPT_LOG_AFTER_PUT    rp_retire_cb() as it was before its fix: it read
+ *                           p->threads for its "kept" log after its own
+ *                           decrement. That was a use after free while
+ *                           destroy freed the current pool on its own
+ *                           thread; now every free runs on the reclaim
+ *                           thread, after the callback (RECLAIM-5).
  *
  * SIZED adds the sized pinner (rcupool_pin_sized, lib/pin.c): NSZ sized
  * pins of size B, which may take the current pool, a retired one, the pool
@@ -71,12 +121,16 @@
  * section, one node a step (SIZED-1); a node unlinked meanwhile stays
  * reachable to it until the section ends, and the reclaim thread frees a
  * pool's memory only after a grace period that began after the unlink
- * (RECLAIM-9).
+ * (RECLAIM-9). A pool a sized pin starts has refs 2 (its pin and the
+ * manager's): its last unpin leaves it warm, for a reset or the other
+ * sized pin to reuse, or for the trimmer to let go.
  * m->writer is modelled (`writer`): resets and pool starts of sized pins
- * hold it. Checked with one reader of one section (tests/model/BUILD),
- * about 15 million states; two readers of two sections make a space many
- * times larger, not searched since the walk was modelled. Its switches,
- * each must fail:
+ * hold it. Checked with one reader of one section and one pass of the
+ * trimmer (TRIM_PASSES=1, tests/model/BUILD; it lets any of the warm pools
+ * go at any one time, and destroy's rcupool_trim() lets the rest go),
+ * about 12 million states; with passes unbounded about 42 million (2.9
+ * GB); two readers of two sections make a space many times larger, not
+ * searched since the walk was modelled. Its switches, each must fail:
  *   BROKEN_SIZED_FROM_ZERO  the sized search increments refs without
  *                           rp_pool_tryget(): it revives a dying pool.
  *   BROKEN_SIZED_NO_WRITER  a sized pin starts a pool without m->writer and
@@ -133,12 +187,14 @@ byte psize[NP];    /* threads (immutable) */
 byte refs[NP];     /* refs */
 byte pending[NP];  /* retires_pending */
 bool inlist[NP];   /* on m->pools */
+bool managed[NP];  /* managed: the manager holds a reference */
 byte npools = 1;   /* slots used so far */
 
 /* ---- ghosts, for the properties only --------------------------------- */
 byte pins[NP];     /* pins held on each pool */
 byte seeing[NP];   /* readers inside a section that loaded this pool */
-byte handover;     /* unpins between their last decrement and push */
+byte handover;     /* pools at refs 0 whose owner (an unpin, the trimmer,
+                      destroy) has not pushed their free yet */
 byte reuses;
 bool was_cur[NP];  /* the pool has been current (generation != 0 in C) */
 byte mwait[NP];    /* sections the free of an unlinked pool's memory waits
@@ -200,15 +256,22 @@ bool writer;       /* m->writer: resets, and sized pins that start a pool */
 #define READY(i) (rstate[i] == QUEUED && rwait[i] == 0)
 #define INFLIGHT(i) (rstate[i] == QUEUED || rstate[i] == RUNNING)
 #define ALIVE_OF(j, n) ((pstate[j] == ALIVE && psize[j] == n) -> 1 : 0)
+#define LIVE_OF(j, n)                                                         \
+  ((pstate[j] == ALIVE && psize[j] == n && refs[j] > 0) -> 1 : 0)
+#define DYING(j) (pstate[j] == ALIVE && refs[j] == 0)
 #ifdef SIZED
 #define MORE_INFLIGHT || INFLIGHT(7) || INFLIGHT(8)
 #define MORE_ALIVE(n) + ALIVE_OF(4, n) + ALIVE_OF(5, n)
+#define MORE_LIVE(n) + LIVE_OF(4, n) + LIVE_OF(5, n)
+#define MORE_DYING || DYING(4) || DYING(5)
 #define MORE_LISTED || inlist[4] || inlist[5]
 #define MORE_DONE(snap) && ((snap & 128) == 0 || rstate[7] == DONE) && \
                           ((snap & 256) == 0 || rstate[8] == DONE)
 #else
 #define MORE_INFLIGHT
 #define MORE_ALIVE(n)
+#define MORE_LIVE(n)
+#define MORE_DYING
 #define MORE_LISTED
 #define MORE_DONE(snap)
 #endif
@@ -219,6 +282,12 @@ bool writer;       /* m->writer: resets, and sized pins that start a pool */
   (ALIVE_OF(0, n) + ALIVE_OF(1, n) + ALIVE_OF(2, n) + ALIVE_OF(3, n)         \
    MORE_ALIVE(n))
 #define ONE_POOL_PER_SIZE (COUNT_ALIVE(SIZE_A) <= 1 && COUNT_ALIVE(SIZE_B) <= 1)
+#define COUNT_LIVE(n)                                                         \
+  (LIVE_OF(0, n) + LIVE_OF(1, n) + LIVE_OF(2, n) + LIVE_OF(3, n)             \
+   MORE_LIVE(n))
+#define ONE_LIVE_PER_SIZE (COUNT_LIVE(SIZE_A) <= 1 && COUNT_LIVE(SIZE_B) <= 1)
+#define ANY_DYING                                                             \
+  (DYING(0) || DYING(1) || DYING(2) || DYING(3) MORE_DYING)
 
 /* Nothing waits for a grace period or a hand-over. */
 #define QUIET (!ANY_INFLIGHT && handover == 0)
@@ -243,6 +312,28 @@ inline rcu_barrier(snap, i) {
    ((snap & 32) == 0 || rstate[5] == DONE) &&
    ((snap & 64) == 0 || rstate[6] == DONE) MORE_DONE(snap));
   snap = 0
+}
+
+/* The pools whose refs a party dropped to 0 under m->lock (the bits of
+ * chain), handed to the reclaim thread after unlocking, one push each
+ * (rp_warm_free: rp_reclaim_free_later). */
+inline hand_over(chain, j) {
+  do
+  :: chain != 0 ->
+     d_step {
+       j = 0;
+       do
+       :: (chain & (1 << j)) == 0 -> j++
+       :: else -> break
+       od;
+       CALL_RCU_BODY(FREE_REC(j), j);
+       chain = chain & ~(1 << j);
+       handover--;
+       j = 0
+     }
+  :: else -> break
+  od;
+  skip     /* spin: a break may not jump straight into a d_step */
 }
 
 /* Leaving a section: no grace period waits for reader r any more. */
@@ -302,7 +393,9 @@ proctype reader(byte r; byte nsec) {
 
 /* ---- the holder of the pins: use, then rcupool_unpin --------------------
  * The use and the decrement are one step: the pool is alive at the
- * decrement only if it was alive at every use before it. */
+ * decrement only if it was alive at every use before it. The last unpin of
+ * a managed pool never reaches 0 (the manager's reference stays): the
+ * hand-over below is for a pool the manager has let go. */
 proctype unpinner() {
   byte i;
   byte p;
@@ -372,25 +465,13 @@ proctype resetter() {
        next = NONE;
        for (j : 0 .. NP - 1) {
          if
+#ifdef BROKEN_REUSE_RELEASED
          :: next == NONE && inlist[j] && j != cur -> USE(j);
-            if
-            :: psize[j] == n ->
-#if defined(BROKEN_REUSE_FROM_ZERO)
-               refs[j]++; next = j
-#elif defined(BROKEN_REUSE_PENDING)
-               if
-               :: pending[j] > 0 -> pending[j]--; next = j
-               :: else -> if
-                          :: refs[j] > 0 -> refs[j]++; next = j
-                          :: else
-                          fi
-               fi
 #else
-               if                     /* rp_pool_tryget */
-               :: refs[j] > 0 -> refs[j]++; next = j
-               :: else
-               fi
+         :: next == NONE && inlist[j] && managed[j] && j != cur -> USE(j);
 #endif
+            if
+            :: psize[j] == n -> next = j  /* no reference taken */
             :: else
             fi
          :: else
@@ -403,10 +484,19 @@ proctype resetter() {
 #ifdef VACUITY_NO_RESET_REUSES_SIZED
           assert(was_cur[next]);
 #endif
+          /* WARM-2: under m->lock a managed pool cannot be at zero; its
+           * manager's reference becomes the current one. */
+          assert(refs[next] > 0);
+#ifdef BROKEN_REUSE_PENDING
+          if                         /* "the reuse cancels the retire" */
+          :: pending[next] > 0 -> pending[next]--; refs[next]--
+          :: else
+          fi;
+#endif
           reuses++; was_cur[next] = true;
           cur = next;
           USE(old);
-          pending[old]++
+          refs[old]++; pending[old]++ /* old stays managed: + a retire ref */
        :: else
        fi
      }
@@ -421,11 +511,12 @@ proctype resetter() {
                      refs[j] > 0))
           }
           j = 0;
-          pstate[next] = ALIVE; psize[next] = n; refs[next] = 1;
+          pstate[next] = ALIVE; psize[next] = n;
+          refs[next] = 1; managed[next] = true;  /* the manager's reference */
           inlist[next] = true; was_cur[next] = true;
           cur = next;                /* publish (release) */
           USE(old);
-          pending[old]++             /* old's current ref -> retire ref */
+          refs[old]++; pending[old]++ /* old stays managed: + a retire ref */
        :: else
        fi;
        next = 0; n = 0
@@ -450,7 +541,8 @@ proctype resetter() {
  * if it has size B (in a read-side section, SIZED-1's fast path), else a
  * live pool of size B found under m->lock with rp_pool_tryget(), else,
  * under m->writer after a second search (SIZED-2), a new pool that is never
- * current (refs = its pins). A reset to B may then reuse that pool. */
+ * current (refs 2: its pin and the manager's). A reset to B may then reuse
+ * that pool; once unpinned it is warm. */
 inline find_sized(slot, j, found) {
   M_ALIVE;
   found = false;
@@ -568,7 +660,9 @@ proctype sized_pinner() {
                            psize[j] == SIZE_B && refs[j] > 0))
                 }
                 j = 0;
-                pstate[next] = ALIVE; psize[next] = SIZE_B; refs[next] = 1;
+                pstate[next] = ALIVE; psize[next] = SIZE_B;
+                refs[next] = 2;      /* its pin and the manager's (SIZED-3) */
+                managed[next] = true;
                 inlist[next] = true;
                 pins[next]++; pinslot[NR * NS + s] = next;
                 next = 0
@@ -629,12 +723,16 @@ end_idle:
         UNDER_LOCK {
           USE(p);                    /* rp_pool_check, p->manager */
           M_ALIVE;
+          /* rp_pool_pins_locked, with this callback's reference pending */
+          old = pending[p] + (managed[p] -> 1 : 0);
+          kept = (refs[p] > old);
           pending[p]--;
           old = refs[p];
           assert(old > 0);
           refs[p]--;                 /* rp_pool_put */
-          last = (old == 1);
-          kept = (!last && p != cur && pending[p] == 0);
+          last = (old == 1);         /* only once destroy let it go */
+          kept = (kept && !last && cur != NONE && p != cur &&
+                  pending[p] == 0);
           if
           :: last -> UNLINK(p)
           :: else
@@ -663,21 +761,120 @@ end_idle:
   od
 }
 
+/* ---- the warm pass: rp_warm_pass_locked, rcupool_trim (lib/warm.c) --------
+ * A pool is warm when it is managed, not current, and its refs are the
+ * manager's alone (refs 1, no retire pending: WARM-1). */
+#ifdef BROKEN_TRIM_PINNED
+#define WARM(j) (inlist[j] && managed[j] && j != cur && pending[j] == 0)
+#else
+#define WARM(j) (inlist[j] && managed[j] && j != cur && pending[j] == 0 && \
+                 refs[j] == 1)
+#endif
+#ifdef SIZED
+#define ANY_WARM (WARM(0) || WARM(1) || WARM(2) || WARM(3) || WARM(4) || \
+                  WARM(5))
+#else
+#define ANY_WARM (WARM(0) || WARM(1) || WARM(2) || WARM(3))
+#endif
+
+/* rp_warm_let_go_locked: the manager's reference goes by one
+ * compare-and-swap of refs from 1 to 0 (rp_warm_release_locked, WARM-2);
+ * the pool is then dying and owned by the pass, which hands it over. */
+inline let_go(j, chain) {
+  USE(j);
+  /* MODEL-7: never the current pool, a retiring one, or one a pin holds */
+  assert(j != cur && pending[j] == 0 && pins[j] == 0);
+#ifdef VACUITY_NO_TRIM
+  assert(false);
+#endif
+#ifdef BROKEN_TRIM_PINNED
+  refs[j] = 0;                       /* a store, refs not looked at */
+#else
+  assert(refs[j] == 1);              /* the compare-and-swap 1 -> 0 */
+  refs[j] = 0;
+#endif
+#ifndef BROKEN_RELEASE_KEEPS_MANAGED
+  managed[j] = false;
+#endif
+  chain = chain | (1 << j);
+  handover++
+}
+
+/* One pass over m's pools under m->lock. all: rcupool_trim's pass, every
+ * warm pool goes; else each warm pool goes or stays (its linger is over or
+ * not, it is beyond warm_max or not: time is not modelled). */
+inline warm_pass(all, chain, j) {
+  for (j : 0 .. NP - 1) {
+    if
+    :: WARM(j) ->
+       if
+       :: let_go(j, chain)
+       :: !all -> skip
+       fi
+    :: else
+    fi
+  }
+  j = 0
+}
+
+/* The passes of the reclaim thread (after each batch, and when due), of
+ * rcupool_barrier() and of other threads' rcupool_trim(): any number (at
+ * most TRIM_PASSES if defined), at any time, racing everything else. A pass is explored only when some pool
+ * is warm (a pass that lets nothing go changes nothing); one that lets
+ * nothing go anyway is a step back to the same state. The pass returns at
+ * once once destroy has published NULL (m->current == NULL), and a
+ * destroyed manager is off the managers list the pass walks. */
+proctype trimmer() {
+  byte j;
+  byte chain;
+#ifdef TRIM_PASSES
+  byte n;
+#endif
+end_idle:
+  do
+  :: atomic {
+#ifdef TRIM_PASSES
+       n < TRIM_PASSES &&
+#endif
+       cur != NONE && ANY_WARM ->    /* managers_mu, m->lock */
+       M_ALIVE;
+       warm_pass(false, chain, j)
+#ifdef TRIM_PASSES
+       ; n++
+#endif
+     }
+     hand_over(chain, j)             /* after unlocking: rp_warm_free */
+  od
+}
+
 /* ---- rcupool_barrier / rp_reclaim_drain ---------------------------------- */
+/* rp_reclaim_drain: do { wait for the items queued before } while (a pool
+ * on the list is at refs 0, its free on the way). FIX_DRAIN_CHECK_FIRST:
+ * the check before each wait instead, and a last wait after a check that
+ * found none (see README.md, "What the model found in the C code"). */
+inline has_dying(i, dying) {
+  UNDER_LOCK {                       /* rp_has_dying_pool */
+    M_ALIVE;
+    dying = false;
+    for (i : 0 .. NP - 1) {
+      if
+      :: inlist[i] && refs[i] == 0 -> dying = true
+      :: else
+      fi
+    }
+    i = 0
+  }
+}
+
 inline drain(snap, i, dying) {
   do
+#ifdef FIX_DRAIN_CHECK_FIRST
+  :: has_dying(i, dying);
+     rcu_barrier(snap, i);
+#else
   :: rcu_barrier(snap, i);
-     UNDER_LOCK {                    /* rp_has_dying_pool */
-       M_ALIVE;
-       dying = false;
-       for (i : 0 .. NP - 1) {
-         if
-         :: inlist[i] && refs[i] == 0 -> dying = true
-         :: else
-         fi
-       }
-       i = 0
-     }
+     has_dying(i, dying);
+#endif
      if
      :: dying -> skip
      :: else -> break
@@ -693,21 +890,41 @@ proctype destroyer() {
   byte c;
   byte pinsum;
   byte old;
-  bool last;
+  byte chain;
   bool flag;
 
   /* The manager's users other than pins are finished with it. */
   (readers_done == NR && resetter_done && sized_done);
   if
   :: unpinner_done ->
-     /* rcupool_barrier() with every pin released: every retired pool has
-      * been freed (the liveness property, as an end-state assertion). */
+     /* rcupool_trim() with every pin released: a barrier (the retires
+      * queued before it run, so every pool but the current one is warm),
+      * the pass that lets every warm pool go, a barrier (their frees run).
+      * Every pool but the current one has then been freed (the liveness
+      * property, as an end-state assertion). The barriers' own passes are
+      * the trimmer's. */
+     drain(snap, i, flag);
+     atomic {                        /* rp_warm_pass(m, true): m->lock */
+       M_ALIVE;
+       warm_pass(true, chain, i)
+     }
+     hand_over(chain, i);
      drain(snap, i, flag);
      d_step {
        for (i : 0 .. NP - 1) {
          if
          :: i == cur -> assert(pstate[i] == ALIVE)
+#ifdef STRICT_TRIM
          :: i != cur && i < npools -> assert(pstate[i] == FREED)
+#else
+         /* freed, or off m->pools with its free running on the reclaim
+          * thread (lib/ as it is: a pool another pass let go may be there,
+          * see STRICT_TRIM) */
+         :: i != cur && i < npools ->
+            assert(pstate[i] == FREED ||
+                   (!inlist[i] && refs[i] == 0 && !managed[i] &&
+                    rstate[FREE_REC(i)] == RUNNING))
+#endif
          :: else
          fi
        }
@@ -724,7 +941,7 @@ try_destroy:
     for (i : 0 .. NP - 1) {
       if
       :: inlist[i] -> USE(i);
-         c = pending[i] + (i == cur -> 1 : 0);
+         c = pending[i] + (managed[i] -> 1 : 0);
          if
          :: refs[i] > c -> pinsum = pinsum + refs[i] - c
          :: else
@@ -732,10 +949,10 @@ try_destroy:
       :: else
       fi
     }
-    i = 0;
+    i = 0; c = 0;
     if
-    :: pinsum == 0 -> c = cur; cur = NONE   /* publish NULL */
-    :: else -> c = 0
+    :: pinsum == 0 -> cur = NONE     /* publish NULL */
+    :: else
     fi
   }
   if
@@ -745,23 +962,25 @@ try_destroy:
   :: else
   fi;
   assert(insec == 0);                /* synchronize_rcu: no reader left */
-  UNDER_LOCK {
+  UNDER_LOCK {                       /* the manager's references go */
     M_ALIVE;
-    USE(c);
-    old = refs[c];
-    assert(old > 0);
-    refs[c]--;
-    last = (old == 1);
-    if
-    :: last -> inlist[c] = false
-    :: else
-    fi;
-    old = 0
+    for (i : 0 .. NP - 1) {
+      if
+      :: inlist[i] && managed[i] -> USE(i);
+         managed[i] = false;
+         old = refs[i];
+         assert(old > 0);
+         refs[i]--;                  /* rp_pool_put */
+         if
+         :: old == 1 -> chain = chain | (1 << i); handover++
+         :: else                     /* a retire is pending */
+         fi
+      :: else
+      fi
+    }
+    i = 0; old = 0
   }
-  if
-  :: last -> FREE_POOL(c)
-  :: else
-  fi;
+  hand_over(chain, i);               /* rp_warm_free, after unlocking */
   do                                 /* wait for the list to empty */
   :: rcu_barrier(snap, i);
      UNDER_LOCK {
@@ -787,23 +1006,30 @@ try_destroy:
   }
 }
 
-/* At most one pool per size is alive once grace periods have elapsed. */
+/* MODEL-4, MODEL-6: once grace periods and hand-overs have elapsed, at
+ * most one pool per size is alive and none is dying; and in every state at
+ * most one pool per size is live (refs > 0). */
 active proctype one_per_size() {
 end_watch:
-  atomic { (QUIET && !ONE_POOL_PER_SIZE) -> assert(ONE_POOL_PER_SIZE) }
+  if
+  :: atomic { (QUIET && !ONE_POOL_PER_SIZE) -> assert(ONE_POOL_PER_SIZE) }
+  :: atomic { (QUIET && ANY_DYING) -> assert(!ANY_DYING) }
+  :: atomic { !ONE_LIVE_PER_SIZE -> assert(ONE_LIVE_PER_SIZE) }
+  fi
 }
 
 init {
   d_step {
     pstate[0] = ALIVE; psize[0] = SIZE_A; refs[0] = 1; inlist[0] = true;
-    was_cur[0] = true;
+    managed[0] = true; was_cur[0] = true;
     cur = 0;
     pinslot[0] = NONE; pinslot[1] = NONE; pinslot[2] = NONE; pinslot[3] = NONE;
     pinslot[4] = NONE; pinslot[5] = NONE
   }
   atomic {
     run reader(0, READER0_SECTIONS); run reader(1, READER1_SECTIONS);
-    run unpinner(); run resetter(); run reclaim(); run destroyer()
+    run unpinner(); run resetter(); run reclaim(); run destroyer();
+    run trimmer()
 #ifdef SIZED
     ; run sized_pinner()
 #endif
