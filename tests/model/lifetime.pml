@@ -53,9 +53,8 @@
  *   MODEL-5 every pool but the current one is freed once all pins are
  *      released and the manager lets its warm pools go: after the readers,
  *      the resetter and the unpinner are done, rcupool_trim() leaves only
- *      the current pool alive, or off m->pools with its free running on
- *      the reclaim thread (end-state assertion in destroyer; STRICT_TRIM
- *      below asks for freed), and destroy then frees everything and never
+ *      the current pool alive, every other pool freed (end-state
+ *      assertion in destroyer), and destroy then frees everything and never
  *      waits for a callback that will not come;
  *   MODEL-6 the pools alive stay bounded: in every state at most one pool
  *      per thread count has refs > 0 (so at most 2 here, the sizes), and
@@ -94,17 +93,12 @@
  *   VACUITY_NO_REUSE        asserts that no reset ever reuses a pool: spin
  *                           must find a reuse, so the reuse path is explored.
  *   VACUITY_NO_TRIM         asserts that the trimmer never lets a pool go.
- *   STRICT_TRIM             MODEL-5 as rcupool_trim()'s and
- *                           rcupool_barrier()'s comments promise it: every
- *                           pool but the current one freed when trim
- *                           returns. lib/ as it is fails it: rp_reclaim_drain
- *                           waits, then looks for a listed pool at refs 0,
- *                           so it can miss a pool another pass let go whose
- *                           free was pushed after its wait began and that
- *                           the reclaim thread unlinked before its look.
- *                           With FIX_DRAIN_CHECK_FIRST (look, then wait; a
- *                           last wait after a look that found none) it
- *                           passes.
+ *   BROKEN_DRAIN_LOOK_AFTER rp_reclaim_drain as it was: wait, then look for
+ *                           a listed pool at refs 0; it can miss a pool
+ *                           another pass let go whose free was pushed after
+ *                           its wait began and that the reclaim thread
+ *                           unlinked before its look: trim returns before
+ *                           that pool is freed (MODEL-5).
  * Checked to pass, not to fail:
  *   C_KEPT_LOG_AFTER_PUT    rp_retire_cb() as it was before its fix: it read
  *                           p->threads for its "kept" log after its own
@@ -848,10 +842,11 @@ end_idle:
 }
 
 /* ---- rcupool_barrier / rp_reclaim_drain ---------------------------------- */
-/* rp_reclaim_drain: do { wait for the items queued before } while (a pool
- * on the list is at refs 0, its free on the way). FIX_DRAIN_CHECK_FIRST:
- * the check before each wait instead, and a last wait after a check that
- * found none (see README.md, "What the model found in the C code"). */
+/* rp_reclaim_drain: do { look for a pool on the list at refs 0 (its free
+ * on the way); wait for the items queued before } while (the look found
+ * one). BROKEN_DRAIN_LOOK_AFTER: the look after each wait instead, as
+ * before the model found the gap (README.md, "What the model found in the
+ * C code"). */
 inline has_dying(i, dying) {
   UNDER_LOCK {                       /* rp_has_dying_pool */
     M_ALIVE;
@@ -868,7 +863,7 @@ inline has_dying(i, dying) {
 
 inline drain(snap, i, dying) {
   do
-#ifdef FIX_DRAIN_CHECK_FIRST
+#ifndef BROKEN_DRAIN_LOOK_AFTER
   :: has_dying(i, dying);
      rcu_barrier(snap, i);
 #else
@@ -914,17 +909,7 @@ proctype destroyer() {
        for (i : 0 .. NP - 1) {
          if
          :: i == cur -> assert(pstate[i] == ALIVE)
-#ifdef STRICT_TRIM
          :: i != cur && i < npools -> assert(pstate[i] == FREED)
-#else
-         /* freed, or off m->pools with its free running on the reclaim
-          * thread (lib/ as it is: a pool another pass let go may be there,
-          * see STRICT_TRIM) */
-         :: i != cur && i < npools ->
-            assert(pstate[i] == FREED ||
-                   (!inlist[i] && refs[i] == 0 && !managed[i] &&
-                    rstate[FREE_REC(i)] == RUNNING))
-#endif
          :: else
          fi
        }
