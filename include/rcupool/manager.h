@@ -54,7 +54,23 @@ typedef struct rcupool_options {
   /* The idle policy (RCUPOOL_IDLE_DEFAULT: the library's); change it later
    * with rcupool_set_idle(). */
   rcupool_idle_t idle;
+  /* Warm widths. A pool that is not current and holds no pin is kept by
+   * the manager ("warm") so that the next sized pin, scope or reset of its
+   * width is a lookup, not a thread start. warm_ms: how long a warm pool
+   * lives unused (0: RCUPOOL_WARM_MS_DEFAULT). warm_pools: how many warm
+   * pools at most; beyond it the longest unused go first (0:
+   * RCUPOOL_WARM_POOLS_DEFAULT; RCUPOOL_WARM_NONE: keep none, a pool goes
+   * at the first expiry pass after its last pin). Change both later with
+   * rcupool_set_warm(). */
+  uint32_t warm_ms;
+  uint32_t warm_pools;
 } rcupool_options_t;
+
+#define RCUPOOL_WARM_MS_DEFAULT 1000u
+#define RCUPOOL_WARM_POOLS_DEFAULT 8u
+#define RCUPOOL_WARM_NONE UINT32_MAX
+/* The longest warm_ms accepted: one hour. */
+#define RCUPOOL_WARM_MS_MAX 3600000u
 
 /*
  * Creates a manager with a first pool of opts->threads threads.
@@ -62,8 +78,9 @@ typedef struct rcupool_options {
  * only rcupool_default() reads them.
  *
  * Returns: 0 and stores the manager in *out, or
- *   -EINVAL  out is NULL, opts->threads > RCUPOOL_MAX_THREADS or opts->idle
- *            is not a value of rcupool_idle_t;
+ *   -EINVAL  out is NULL, opts->threads > RCUPOOL_MAX_THREADS, opts->idle
+ *            is not a value of rcupool_idle_t or opts->warm_ms >
+ *            RCUPOOL_WARM_MS_MAX;
  *   -ENOMEM  allocation failed;
  *   -EAGAIN  the pool's threads could not be started.
  *   On error *out is left unchanged and nothing stays allocated.
@@ -201,9 +218,42 @@ RCUPOOL_API int rcupool_set_idle(rcupool_t *m, rcupool_idle_t idle);
 RCUPOOL_API rcupool_idle_t rcupool_idle(rcupool_t *m);
 
 /*
- * Waits until every pool of m that can be freed has been freed: every
- * retired pool whose grace period has elapsed and that holds no pin. Pools
- * still pinned stay alive. Meant for tests, shutdown and dlclose.
+ * Sets how long m keeps a warm pool (a pool that is not current and holds
+ * no pin, kept for the next pin, scope or reset of its width) and how many
+ * it keeps: warm_ms and warm_pools as in rcupool_options_t (0: the
+ * default; warm_pools RCUPOOL_WARM_NONE: none). The default manager is
+ * created implicitly: this is how its warm widths are chosen. Pools warm
+ * now are judged by the new values at the next expiry pass (the reclaim
+ * thread's, about warm_ms after a pool was last used, or a barrier's).
+ * Returns: 0, or -EINVAL when m is NULL or warm_ms > RCUPOOL_WARM_MS_MAX
+ *   (nothing is changed).
+ * Threads: any.
+ * Blocks: no (wakes the reclaim thread).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms,
+                                 uint32_t warm_pools);
+
+/*
+ * Frees m's warm pools now, for a process that knows it goes quiet: waits
+ * for the retires already queued, releases every pool that is not current
+ * and holds no pin, and waits until their threads are joined. A pool held
+ * by a pin, the current pool, and a pool a parallel call is running on are
+ * never freed by it.
+ * Returns: the number of pools it freed (0 or more), or -EINVAL (m NULL),
+ *   -EDEADLK and -EAGAIN as rcupool_barrier().
+ * Threads: as rcupool_barrier().
+ * Blocks: yes, as rcupool_barrier(), twice.
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_trim(rcupool_t *m);
+
+/*
+ * Waits until every pool of m that can be freed has been freed: every pool
+ * that is not current, whose grace period has elapsed, that holds no pin
+ * and that m does not keep warm (rcupool_set_warm(): a warm pool goes once
+ * unused for warm_ms, beyond warm_pools, or at rcupool_trim()). Pools still
+ * pinned stay alive. Meant for tests, shutdown and dlclose.
  *
  * Returns: 0, or -EINVAL (m NULL), or -EDEADLK where it would wait for
  *   itself: inside a read-side section, inside a task of

@@ -35,6 +35,9 @@ typedef struct rcupool_stats {
                                  the current one and the kept ones) */
   uint64_t log_dropped;  /* process-wide: log records lost to a full queue
                             (the hook is told how many at its next call) */
+  size_t pools_idle;     /* warm: alive, not current, no pin, no retire
+                            pending; held by the manager for their width */
+  size_t threads_idle;   /* sum of the thread counts of pools_idle */
 } rcupool_stats_t;
 
 /*
