@@ -62,6 +62,8 @@ def test_method_pinned_before_reset_keeps_its_pool_and_size(sample_parallel):
     finally:
         sample_parallel.unload(0)
     rcupool.barrier()
+    assert rcupool.stats().pools_idle == 1  # unpinned: its width is warm
+    assert rcupool.trim() == 1
     assert rcupool.stats().pools_alive == 1
 
 
