@@ -67,6 +67,19 @@ TEST_F(UseNThreadsThreadPoolGuardTest, CallsInScopeUseNThreadsCurrentPoolUnchang
   EXPECT_EQ(Stats().pins, 0u);
 }
 
+TEST_F(UseNThreadsThreadPoolGuardTest, UnheldWidthStartsAPoolOnlyAtTheFirstGuard) {
+  const uint64_t created = Stats().pools_created;
+  for (int i = 0; i < 50; i++) {
+    et::UseNThreadsThreadPoolGuard g(3);
+    ASSERT_TRUE(g.active());
+    EXPECT_EQ(g.thread_count(), 3u);
+  }
+  rcupool_stats_t s = Stats();
+  EXPECT_EQ(s.pools_created, created + 1);  // then warm: a lookup
+  EXPECT_EQ(s.pools_idle, 1u);
+  EXPECT_EQ(tp_->trim(), 1);
+}
+
 TEST_F(UseNThreadsThreadPoolGuardTest, CurrentSizeUsesTheCurrentPool) {
   ASSERT_TRUE(tp_->_unsafe_reset_threadpool(2));
   tp_->_unsafe_destroy_threadpool();
