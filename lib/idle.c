@@ -7,7 +7,7 @@
  *       and rcupool_set_idle(), both with a value from rp_idle_flags().
  *   IDLE-2. Every pthreadpool call rcupool makes for m ORs
  *       rp_idle_flags_of(m), loaded once as the call starts, into its own
- *       flags (parallel.c: rcupool_parallelize_1d() and the worker census);
+ *       flags (parallel.c: rcupool_parallelize_1d(); worker.c: the census);
  *       a policy never removes a flag the caller passed. The XNNPACK backend
  *       reads rcupool_idle() once per runtime it creates
  *       (lib/xnnpack/runtime.c).

@@ -273,13 +273,18 @@ void rp_log_fork_child(void);
 void rp_log(rcupool_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* The one fatal-error path: writes "rcupool: FILE:LINE: reason" to stderr
- * (reason printf-style, no allocation, no lock, no log hook: also safe in
- * a fork handler) and aborts. For broken invariants and for misuse the
- * API documents as an abort. */
+/* --- die.c ---------------------------------------------------------------- */
+
+/* The one fatal-error path (DIE-1): writes "rcupool: FILE:LINE: reason" to
+ * stderr (reason printf-style, no allocation, no lock, no log hook: also
+ * safe in a fork handler) and aborts. For broken invariants and for misuse
+ * the API documents as an abort. */
 #define rp_die(...) rp_die_at(__FILE__, __LINE__, __VA_ARGS__)
 _Noreturn void rp_die_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), cold));
+
+/* Writes len bytes of text to stderr with write(2), whole unless it fails. */
+void rp_write_stderr(const char *text, size_t len);
 
 /* --- pool.c: the pool object -------------------------------------------- */
 
@@ -376,8 +381,6 @@ int rp_reclaim_ensure_thread(void);
 /* The library's one way to wait for a grace period (RECLAIM-11). */
 void rp_reclaim_synchronize(void);
 
-/* True on the reclaim thread. */
-bool rp_reclaim_on_thread(void);
 
 /* True where a call that waits for the reclaim thread (barrier, destroy)
  * would wait for itself: inside a read-side section (the grace period
@@ -484,19 +487,31 @@ static inline struct rp_pool *rp_read_get_current(rcupool_t *m, size_t threads,
   return p;
 }
 
-/* --- parallel.c ----------------------------------------------------------- */
+/* --- worker.c: task depth and the workers of rcupool's pools -------------- */
 
 /* True on a thread that is running a task dispatched by rcupool, or that is
  * a worker thread of any rcupool pool (whoever dispatched its task). */
 bool rp_in_task(void);
 
+/* task(ctx, i) for every i in [begin, end), on the calling thread, which
+ * is in a task meanwhile (WORKER-1). */
+void rp_task_run(pthreadpool_task_1d_t task, void *ctx, size_t begin,
+                 size_t end);
+
+/* Records p's worker threads as workers of an rcupool pool and names them
+ * (called once by rp_pool_create on a new pool, on the creating thread). */
+void rp_worker_census(struct rp_pool *p);
+
+/* The reclaim thread marks itself once, as it starts (lib/reclaim.c); true
+ * on that thread only (WORKER-3). */
+void rp_worker_mark_reclaim_thread(void);
+bool rp_worker_on_reclaim_thread(void);
+
+/* --- parallel.c ----------------------------------------------------------- */
+
 /* The pool the calling thread holds a dispatch reference on (at most one:
  * a nested call runs inline and takes none), or NULL. */
 const struct rp_pool *rp_parallel_dispatching(void);
-
-/* Records p's worker threads as workers of an rcupool pool (called once by
- * rp_pool_create on a new pool, on the creating thread). */
-void rp_parallel_mark_workers(struct rp_pool *p);
 
 /* --- idle.c: the idle policy ---------------------------------------------- */
 
@@ -544,9 +559,24 @@ size_t rp_cpus_thread_count(void);
  * else 0 (an invalid value is logged). Read by rcupool_default() only. */
 size_t rp_cpus_env_thread_count(void);
 
-/* Reads up to len - 1 bytes of path into buf, NUL-terminated (an empty
- * file gives ""). False if it cannot be opened. */
-bool rp_read_small_file(const char *path, char *buf, size_t len);
+/* --- limits.c: the library's maximum, the cgroup quota, room for threads -- */
+
+/* 0 when threads is at most RCUPOOL_MAX_THREADS; else -EINVAL, logged at
+ * error level as "<call>: N threads is above the maximum" (LIMITS-3). */
+int rp_limits_check_threads(const char *call, size_t threads);
+
+/* The CPU quota of the process's cgroup in CPUs, 0 for none (LIMITS-1),
+ * read now under the installed cgroup root. Reads a few small files: call
+ * without manager locks. */
+size_t rp_limits_cpu_quota(void);
+
+/* The root the cgroup files are read under (NULL or "": the real ones);
+ * the test hook rp_cpus_set_cgroup_root() sets it. */
+void rp_limits_set_cgroup_root(const char *root);
+
+/* True when `threads` more threads were just seen to start (LIMITS-2):
+ * before a pool of threads + 1 threads starts. */
+bool rp_limits_threads_can_start(size_t threads);
 
 /* --- manager.c ------------------------------------------------------------ */
 

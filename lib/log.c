@@ -1,6 +1,6 @@
 /*
  * The log: a bounded record queue filled by the library, emptied on the
- * application's own threads; and the library's one fatal path.
+ * application's own threads.
  *
  * Invariants:
  *   LOG-1. No user code inside the library's machinery (design invariant
@@ -39,11 +39,8 @@
  *          NULL checks of the fast paths stay one branch). Calls that
  *          cannot return an error but ignore a misuse (unpin of an empty
  *          pin, scope exit with none entered) log it at warning level.
- *   LOG-6. The one fatal path is rp_die() (internal.h): broken invariants
- *          and the misuses the API documents as an abort. It writes
- *          "rcupool: FILE:LINE: reason" to stderr with write(2), formatted
- *          on the stack, and aborts; it takes no lock and calls no hook, so
- *          it may run anywhere (a fork handler, with any lock held).
+ *   LOG-6. The one fatal path, rp_die(), is lib/die.c's (DIE-1): it
+ *          takes no lock and calls no hook.
  *   LOG-7. fork: prepare takes lq.mu last (every other lock may be held
  *          while logging), parent and child release it first. The child
  *          keeps only its own thread's calls in flight (a hook that forked
@@ -55,9 +52,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -106,12 +101,7 @@ static void rp_log_write_stderr(rcupool_log_level_t level, const char *text) {
   int n = snprintf(line, sizeof line, "rcupool: %s: %s\n", level_names[level],
                    text);
   if (n < 0) return;
-  size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-  for (size_t done = 0; done < len;) {
-    ssize_t w = write(2, line + done, len - done);
-    if (w <= 0) break;
-    done += (size_t)w;
-  }
+  rp_write_stderr(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 static void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap)
@@ -177,7 +167,7 @@ static int rp_log_pop_locked(rcupool_log_record_t *out) {
 }
 
 static bool rp_log_may_deliver(void) {
-  return delivering == 0 && rp_locks_held == 0 && !rp_reclaim_on_thread() &&
+  return delivering == 0 && rp_locks_held == 0 && !rp_worker_on_reclaim_thread() &&
          !rp_in_task() && !rp_read_ongoing_quiet();
 }
 
@@ -295,26 +285,4 @@ void rp_log_fork_child(void) {
   lq.dropped_unsaid = 0;
   rp_log_pending_update_locked();
   rp_mutex_unlock(&lq.mu);
-}
-
-/* --- the fatal path (LOG-6) ---------------------------------------------- */
-
-void rp_die_at(const char *file, int line, const char *fmt, ...) {
-  char message[512];
-  int n = snprintf(message, sizeof message, "rcupool: %s:%d: ", file, line);
-  if (n < 0) n = 0;
-  if ((size_t)n >= sizeof message) n = sizeof message - 1;
-  va_list ap;
-  va_start(ap, fmt);
-  int r = vsnprintf(message + n, sizeof message - (size_t)n, fmt, ap);
-  va_end(ap);
-  size_t len = (size_t)n + (r > 0 ? (size_t)r : 0);
-  if (len > sizeof message - 2) len = sizeof message - 2;
-  message[len++] = '\n';
-  for (size_t done = 0; done < len;) {
-    ssize_t w = write(2, message + done, len - done);
-    if (w <= 0) break;
-    done += (size_t)w;
-  }
-  abort();
 }

@@ -146,11 +146,7 @@ static int rp_manager_init(rcupool_t *m, size_t default_threads,
 static int rp_manager_create(const rcupool_options_t *opts, rcupool_t **out) {
   if (out == NULL) return -EINVAL;
   size_t threads = opts != NULL ? opts->threads : 0;
-  if (threads > RCUPOOL_MAX_THREADS) {
-    rp_log(RCUPOOL_LOG_ERROR, "create: %zu threads is above the maximum %d",
-           threads, RCUPOOL_MAX_THREADS);
-    return -EINVAL;
-  }
+  if (rp_limits_check_threads("create", threads) != 0) return -EINVAL;
   uint32_t idle_flags;
   rcupool_idle_t idle = opts != NULL ? opts->idle : RCUPOOL_IDLE_DEFAULT;
   if (!rp_idle_flags(idle, &idle_flags)) {

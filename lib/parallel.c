@@ -17,35 +17,20 @@
  *       dispatch drops its reference, and that put, if last, hands the pool to
  *       the reclaim thread (single freer). Dispatch references never count as
  *       pins (stats, destroy).
- *   PARALLEL-3. A thread is "in a task" when it runs a task dispatched here
- *       (task_depth > 0) or is a worker thread of any rcupool pool (worker_of
- *       != NULL: set once on each worker when its pool is created,
- *       PARALLEL-4): every code a worker runs is some task, whoever dispatched
- *       it (rcupool, XNNPACK, the user's own pthreadpool call). A nested
- *       rcupool_parallelize_1d() there runs inline, and barrier and destroy
- *       return -EDEADLK. Not detected: the thread that itself called
- *       pthreadpool_parallelize_*() directly on an rcupool pool, while it runs
- *       its own share of the tasks (README, misuse table).
- *   PARALLEL-4. rp_parallel_mark_workers() runs one task per thread of the new
- *       pool (pthreadpool hands each thread of a 1d call of `threads` items
- *       one item first; each item waits until all have started, bounded by a
- *       deadline), and every thread but the creating one records itself and
- *       takes its worker name, "rcupool-w<item>/<threads>" (lib/names.c,
- *       NAMES-2): the creating thread keeps its own.
+ *   PARALLEL-3, PARALLEL-4. Moved with the code they describe: "in a task"
+ *       is lib/worker.c's WORKER-1, the worker census its WORKER-2.
  *   PARALLEL-5. Inside a scope, the pin is read once, before dispatch, into
  *       a local (its pool): no field of the pin is read after a task may have
  *       unpinned it. A later call in the same scope finds the
  *       pin empty and aborts with a message (PARALLEL-1 broken by the caller).
  *   PARALLEL-6. A thread holds at most one dispatch reference (nested calls
- *       run inline, PARALLEL-3), recorded in `dispatching`. The fork child
+ *       run inline, WORKER-1), recorded in `dispatching`. The fork child
  *       handler (lib/fork.c, FORK-4) drops the dispatch references of every
  *       other thread of the parent, which do not exist in the child.
- *   PARALLEL-7. Every pthreadpool call made here (dispatch and census) ORs
- *       the manager's idle flags into its own (lib/idle.c, IDLE-2).
+ *   PARALLEL-7. Every dispatch ORs the manager's idle flags into the
+ *       caller's (lib/idle.c, IDLE-2).
  */
 #include <errno.h>
-#include <sched.h>
-#include <time.h>
 
 #include "internal.h"
 
@@ -61,61 +46,9 @@ struct rp_scope_stack {
  * dlopen tests of tests/shared and tests/python load it so). */
 static __thread struct rp_scope_stack scope
     __attribute__((tls_model("initial-exec")));
-static __thread unsigned task_depth;
-static __thread const struct rp_pool *worker_of;
-
 static __thread const struct rp_pool *dispatching;
 
-bool rp_in_task(void) { return task_depth != 0 || worker_of != NULL; }
-
 const struct rp_pool *rp_parallel_dispatching(void) { return dispatching; }
-
-struct rp_census {
-  const struct rp_pool *pool;
-  pthread_t creator;
-  size_t threads;
-  size_t arrived; /* atomic */
-  struct timespec deadline;
-#if defined(RP_TSAN)
-  char start; /* released by the creator, acquired by each task */
-  char end;   /* released by each task, acquired by the creator */
-#endif
-};
-
-static bool rp_census_late(const struct rp_census *c) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return now.tv_sec > c->deadline.tv_sec ||
-         (now.tv_sec == c->deadline.tv_sec && now.tv_nsec > c->deadline.tv_nsec);
-}
-
-static void rp_census_task(void *arg, size_t i) {
-  struct rp_census *c = arg;
-  RP_TSAN_ACQUIRE(&c->start);
-  if (!pthread_equal(pthread_self(), c->creator)) {
-    worker_of = c->pool;
-    rp_thread_name_worker(i, c->threads);
-  }
-  __atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
-  /* Hold this thread until every thread has taken its first item, so no
-   * thread takes two; the deadline bounds the wait if one is late. */
-  while (__atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < c->threads &&
-         !rp_census_late(c))
-    sched_yield();
-  RP_TSAN_RELEASE(&c->end);
-}
-
-void rp_parallel_mark_workers(struct rp_pool *p) {
-  if (p->threads <= 1) return;
-  struct rp_census c = {.pool = p, .creator = pthread_self(),
-                        .threads = p->threads, .arrived = 0};
-  clock_gettime(CLOCK_MONOTONIC, &c.deadline);
-  c.deadline.tv_sec += 2;
-  RP_TSAN_RELEASE(&c.start);
-  pthreadpool_parallelize_1d(p->tp, rp_census_task, &c, p->threads,
-                             rp_idle_flags_of(p->manager));
-  RP_TSAN_ACQUIRE(&c.end);
-}
 
 void rcupool_scope_enter(const rcupool_pin_t *pin) {
   if (pin == NULL || pin->pool_ == NULL)
@@ -152,9 +85,7 @@ struct rp_dispatch {
 static void rp_run_tile(void *arg, size_t start, size_t tile) {
   struct rp_dispatch *d = arg;
   RP_TSAN_ACQUIRE(&d->start);
-  task_depth++;
-  for (size_t i = start, end = start + tile; i < end; i++) d->task(d->ctx, i);
-  task_depth--;
+  rp_task_run(d->task, d->ctx, start, start + tile);
   RP_TSAN_RELEASE(&d->end);
 }
 
@@ -171,19 +102,12 @@ static void rp_dispatch(pthreadpool_t tp, size_t threads,
   RP_TSAN_ACQUIRE(&d.end);
 }
 
-static void rp_run_inline(pthreadpool_task_1d_t task, void *ctx,
-                          size_t range) {
-  task_depth++;
-  for (size_t i = 0; i < range; i++) task(ctx, i);
-  task_depth--;
-}
-
 int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
                            size_t range, uint32_t flags) {
   if (m == NULL || task == NULL) return -EINVAL;
   if (range == 0) return 0;
   if (rp_in_task()) {
-    rp_run_inline(task, ctx, range);
+    rp_task_run(task, ctx, 0, range);
     return 0;
   }
   const rcupool_pin_t *pin = rp_scope_find(m);
@@ -205,7 +129,7 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
   /* Pinned before fork(), or a fork child that could not settle: the
    * pool's workers are gone in this process. */
   if (p->fork_orphan)
-    rp_run_inline(task, ctx, range);
+    rp_task_run(task, ctx, 0, range);
   else
     rp_dispatch(p->tp, p->threads, task, ctx, range,
                 flags | rp_idle_flags_of(m));

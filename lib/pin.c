@@ -192,11 +192,7 @@ __attribute__((noinline)) static int rp_pin_sized_slow(rcupool_t *m,
 static int rp_pin_sized_checked_body(rcupool_t *m, size_t threads,
                                      rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
-  if (threads > RCUPOOL_MAX_THREADS) {
-    rp_log(RCUPOOL_LOG_ERROR, "pin_sized: %zu threads is above the maximum %d",
-           threads, RCUPOOL_MAX_THREADS);
-    return -EINVAL;
-  }
+  if (rp_limits_check_threads("pin_sized", threads) != 0) return -EINVAL;
   if (pin->pool_ != NULL) {
     rp_log(RCUPOOL_LOG_WARN, "pin_sized: pin %p already holds a pool",
            (void *)pin);

@@ -10,14 +10,8 @@
  *       it, just before the memory is returned (after rp_pool_stop(): the
  *       threads go first, the memory a grace period later, RECLAIM-9).
  *   POOL-4. A pool is created only when its workers were just seen to
- *       start: as many probe threads as it has workers, with the same
- *       default attributes, all alive at once (rp_workers_can_start).
- *       Whatever stops a thread start (RLIMIT_NPROC, RLIMIT_DATA or
- *       RLIMIT_AS for the stacks, a pids cgroup, kernel.threads-max,
- *       vm.max_map_count, memory) stops a probe first, so the start is
+ *       start (lib/limits.c, LIMITS-2), so a thread limit makes the start
  *       -EAGAIN rather than a pthreadpool_create() that never returns.
- *       The probes' stacks go to the C library's stack cache when they
- *       are joined, and the pool's workers start on them.
  *   POOL-5. A pool orphaned by fork() is freed without its pthreadpool,
  *       whose workers do not exist in this process (pthreadpool_destroy()
  *       would wait for them for ever). That pthreadpool is not dropped: it
@@ -33,47 +27,6 @@
 
 #include "internal.h"
 
-/* The pthreadpool this library links (Debian 12's) does not check
- * pthread_create(): when a worker cannot start (RLIMIT_NPROC, out of
- * memory) pthreadpool_create() waits for it forever. So before creating a
- * pool, start as many probe threads as it has workers, with the same default
- * attributes, all alive at once, then let them go: if one cannot start, the
- * pool's would not either. A limit reached by another thread between the
- * probe's joins and the pool's creation still hangs the create; that window
- * is all that is left. */
-struct rp_probe {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  bool go;
-};
-
-static void *rp_probe_main(void *arg) {
-  struct rp_probe *pr = arg;
-  rp_mutex_lock(&pr->mu);
-  while (!pr->go) rp_cond_wait(&pr->cv, &pr->mu);
-  rp_mutex_unlock(&pr->mu);
-  return NULL;
-}
-
-static bool rp_workers_can_start(size_t workers) {
-  if (workers == 0) return true;
-  pthread_t *t = malloc(workers * sizeof(*t));
-  if (t == NULL) return false;
-  struct rp_probe pr = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                        false};
-  size_t started = 0;
-  while (started < workers &&
-         pthread_create(&t[started], NULL, rp_probe_main, &pr) == 0)
-    started++;
-  rp_mutex_lock(&pr.mu);
-  pr.go = true;
-  pthread_cond_broadcast(&pr.cv);
-  rp_mutex_unlock(&pr.mu);
-  for (size_t i = 0; i < started; i++) pthread_join(t[i], NULL);
-  free(t);
-  return started == workers;
-}
-
 int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
   if (rp_fault(RP_FAULT_ALLOC)) return -ENOMEM;
   struct rp_pool *p = aligned_alloc(RP_CACHELINE, sizeof(*p));
@@ -81,7 +34,7 @@ int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
   memset(p, 0, sizeof(*p));
 
   pthreadpool_t tp = NULL;
-  if (!rp_fault(RP_FAULT_POOL_CREATE) && rp_workers_can_start(threads - 1)) {
+  if (!rp_fault(RP_FAULT_POOL_CREATE) && rp_limits_threads_can_start(threads - 1)) {
     /* pthreadpool_create(n) starts n-1 workers; the caller is the n-th. */
     tp = pthreadpool_create(threads);
   }
@@ -96,7 +49,7 @@ int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
   p->refs = 1; /* the manager's reference */
   p->managed = true;
   CDS_INIT_LIST_HEAD(&p->node);
-  rp_parallel_mark_workers(p);
+  rp_worker_census(p);
   *out = p;
   return 0;
 }

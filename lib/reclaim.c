@@ -147,7 +147,6 @@ void rp_reclaim_synchronize(void) {
   RP_TSAN_GP_ACQUIRE();
 }
 
-static __thread int on_reclaim_thread;
 static int rp_reclaim_start_locked(void);
 
 /* RECLAIM-12: publishes the position before an item starts. */
@@ -168,10 +167,8 @@ static void rp_reclaim_commit(void) {
   __atomic_store_n(&rq.slot[cur].committed, true, __ATOMIC_RELEASE);
 }
 
-bool rp_reclaim_on_thread(void) { return on_reclaim_thread != 0; }
-
 bool rp_reclaim_would_wait_for_self(void) {
-  return rp_read_ongoing() || rp_in_task() || on_reclaim_thread != 0;
+  return rp_read_ongoing() || rp_in_task() || rp_worker_on_reclaim_thread();
 }
 
 /* RECLAIM-9: frees the memory of the pools on `unlinked`. */
@@ -228,7 +225,7 @@ void rp_reclaim_warm_kick(uint64_t due) {
 static void *rp_reclaim_main(void *unused) {
   rp_thread_set_name("rcupool-reclaim");
   (void)unused;
-  on_reclaim_thread = 1;
+  rp_worker_mark_reclaim_thread();
   rp_mutex_lock(&rq.mu);
   rq.ready = true;
   pthread_cond_broadcast(&rq.done_cv);
@@ -313,8 +310,8 @@ static void rp_reclaim_push(struct rp_work *w, bool start) {
  * batch's extra grace period is over (RECLAIM-9). Its free_work is idle:
  * never used (a retire's last put) or the item now running, whose next
  * the thread has already read. */
-static void rp_free_unlinked(rcupool_t *m, struct rp_pool *p,
-                             const char *why) {
+static void rp_stop_and_defer_free(rcupool_t *m, struct rp_pool *p,
+                                   const char *why) {
   rp_log(RCUPOOL_LOG_DEBUG,
          "manager %p: free pool %p (%zu threads) on thread %ld: %s", (void *)m,
          (void *)p, p->threads, (long)syscall(SYS_gettid), why);
@@ -350,7 +347,7 @@ static void rp_retire_cb(struct rp_work *w) {
   free(rec);
 
   if (last)
-    rp_free_unlinked(m, p, "grace period over, no pins");
+    rp_stop_and_defer_free(m, p, "grace period over, no pins");
   else if (kept)
     rp_log(RCUPOOL_LOG_INFO, "manager %p: pool %p (%zu threads) kept: %zu pins",
            (void *)m, (void *)p, threads, pins);
@@ -370,7 +367,7 @@ static void rp_free_cb(struct rp_work *w) {
   rp_pools_del_locked(p);
   m->pools_freed++;
   rp_mutex_unlock(&m->lock);
-  rp_free_unlinked(m, p, "last pin released");
+  rp_stop_and_defer_free(m, p, "last pin released");
 }
 
 /* A fork child's item for the memory of a pool its parent's batch had

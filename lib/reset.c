@@ -148,11 +148,7 @@ static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
 
 static int rp_reset(rcupool_t *m, size_t threads) {
   if (m == NULL) return -EINVAL;
-  if (threads > RCUPOOL_MAX_THREADS) {
-    rp_log(RCUPOOL_LOG_ERROR, "reset: %zu threads is above the maximum %d",
-           threads, RCUPOOL_MAX_THREADS);
-    return -EINVAL;
-  }
+  if (rp_limits_check_threads("reset", threads) != 0) return -EINVAL;
   /* Read before the writer lock: it may read files. */
   if (threads == 0) threads = rp_manager_default_threads(m);
   rp_mutex_lock(&m->writer);

@@ -1,9 +1,9 @@
 /*
  * The library's private test hooks (failure injection, lib/fault.c; the
- * cgroup root and parsers of the default size, lib/cpus.c), for rcupool's
- * own tests. Defined in the library because they steer its code; not
- * installed, not exported from the shared library (hidden symbols: a test
- * that calls them links the library statically).
+ * cgroup root of the default size, lib/cpus.c; the cgroup quota's readers,
+ * lib/limits.c), for rcupool's own tests. Defined in the library because
+ * they steer its code; not installed, not exported from the shared library
+ * (hidden symbols: a test that calls them links the library statically).
  */
 #ifndef RCUPOOL_LIB_TESTING_H
 #define RCUPOOL_LIB_TESTING_H
@@ -30,7 +30,7 @@ typedef bool (*rp_fault_hook_fn)(void *ctx, int site);
  * that allocate or create pools: install it while the library is idle. */
 void rp_fault_set_hook(rp_fault_hook_fn fn, void *ctx);
 
-/* --- the default size (lib/cpus.c) --- */
+/* --- the default size (lib/cpus.c) and the cgroup quota (lib/limits.c) --- */
 
 /* Test hook: read the cgroup files (proc/self/cgroup, sys/fs/cgroup/...)
  * under `root` instead of "/" for every later default count (rcupool_create
@@ -42,14 +42,14 @@ void rp_cpus_set_cgroup_root(const char *root);
 /* The CPU quota of the process's cgroup as read under root ("" for the real
  * files): ceil(quota / period) CPUs, 0 when there is none. Never fails: a
  * missing file is no quota, a malformed one is logged and ignored. */
-size_t rp_cpus_cgroup_limit(const char *root);
+size_t rp_limits_cgroup_cpus(const char *root);
 
 /* Parses the text of a cgroup v2 cpu.max ("max P" or "Q P"), and of the v1
  * pair cpu.cfs_quota_us ("-1" or Q) and cpu.cfs_period_us (P): *cpus =
  * ceil(Q / P) capped at RCUPOOL_MAX_THREADS, or 0 for no quota. Returns 0,
  * or -EINVAL for a malformed text (*cpus untouched). */
-int rp_cpus_parse_cpu_max(const char *text, size_t *cpus);
-int rp_cpus_parse_cfs(const char *quota, const char *period, size_t *cpus);
+int rp_limits_parse_cpu_max(const char *text, size_t *cpus);
+int rp_limits_parse_cfs(const char *quota, const char *period, size_t *cpus);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
-// The default size (lib/cpus.c): the affinity mask, the cgroup CPU quota and
-// RCUPOOL_NUM_THREADS. The taskset cases run tests/cpus_probe in a child
-// process under `taskset -c <first CPU of this test's mask>`.
+// The default size (lib/cpus.c, with the cgroup quota of lib/limits.c): the
+// affinity mask, the cgroup CPU quota and RCUPOOL_NUM_THREADS. The taskset
+// cases run tests/cpus_probe in a child process under `taskset -c <first
+// CPU of this test's mask>`.
 #include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -202,24 +203,24 @@ TEST(RpCpusParseCpuMax, EachFormHasItsCount) {
   };
   for (const Case &c : cases) {
     size_t cpus = 7;
-    EXPECT_EQ(rp_cpus_parse_cpu_max(c.text, &cpus), c.err) << c.text;
+    EXPECT_EQ(rp_limits_parse_cpu_max(c.text, &cpus), c.err) << c.text;
     EXPECT_EQ(cpus, c.cpus) << c.text;
   }
 }
 
 TEST(RpCpusParseCfs, QuotaAndPeriodHaveTheirCount) {
   size_t cpus = 7;
-  EXPECT_EQ(rp_cpus_parse_cfs("-1\n", "100000\n", &cpus), 0);
+  EXPECT_EQ(rp_limits_parse_cfs("-1\n", "100000\n", &cpus), 0);
   EXPECT_EQ(cpus, 0u);
-  EXPECT_EQ(rp_cpus_parse_cfs("150000\n", "100000\n", &cpus), 0);
+  EXPECT_EQ(rp_limits_parse_cfs("150000\n", "100000\n", &cpus), 0);
   EXPECT_EQ(cpus, 2u);
-  EXPECT_EQ(rp_cpus_parse_cfs("50000", "100000", &cpus), 0);
+  EXPECT_EQ(rp_limits_parse_cfs("50000", "100000", &cpus), 0);
   EXPECT_EQ(cpus, 1u);
   cpus = 7;
-  EXPECT_EQ(rp_cpus_parse_cfs("x", "100000", &cpus), -EINVAL);
-  EXPECT_EQ(rp_cpus_parse_cfs("150000", "0", &cpus), -EINVAL);
-  EXPECT_EQ(rp_cpus_parse_cfs("150000", "", &cpus), -EINVAL);
-  EXPECT_EQ(rp_cpus_parse_cfs("-2", "100000", &cpus), -EINVAL);
+  EXPECT_EQ(rp_limits_parse_cfs("x", "100000", &cpus), -EINVAL);
+  EXPECT_EQ(rp_limits_parse_cfs("150000", "0", &cpus), -EINVAL);
+  EXPECT_EQ(rp_limits_parse_cfs("150000", "", &cpus), -EINVAL);
+  EXPECT_EQ(rp_limits_parse_cfs("-2", "100000", &cpus), -EINVAL);
   EXPECT_EQ(cpus, 7u);
 }
 
@@ -237,7 +238,7 @@ TEST(RcupoolCreate, DefaultCountIsCappedByCgroupV2CpuMax) {
     FakeRoot r;
     r.Write("/proc/self/cgroup", "0::/app.slice/svc\n");
     r.Write("/sys/fs/cgroup/app.slice/svc/cpu.max", c.cpu_max);
-    EXPECT_EQ(rp_cpus_cgroup_limit(r.path()), c.limit) << c.cpu_max;
+    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), c.limit) << c.cpu_max;
     size_t want = c.limit == 0 ? unlimited : std::min(unlimited, c.limit);
     EXPECT_EQ(DefaultCountUnder(r.path()), want) << c.cpu_max;
     printf("cpu.max \"%.*s\": limit %zu, default %zu threads\n",
@@ -251,7 +252,7 @@ TEST(RcupoolCreate, ParentCgroupQuotaBindsChildWithoutOne) {
   r.Write("/proc/self/cgroup", "0::/kubepods/pod1/ctr\n");
   r.Write("/sys/fs/cgroup/kubepods/pod1/cpu.max", "50000 100000\n");
   r.Write("/sys/fs/cgroup/kubepods/pod1/ctr/cpu.max", "max 100000\n");
-  EXPECT_EQ(rp_cpus_cgroup_limit(r.path()), 1u);
+  EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 1u);
   EXPECT_EQ(DefaultCountUnder(r.path()), 1u);
 }
 
@@ -264,7 +265,7 @@ TEST(RcupoolCreate, DefaultCountIsCappedByCgroupV1CfsQuota) {
             "5:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n0::/\n");
     r.Write("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "50000\n");
     r.Write("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
-    EXPECT_EQ(rp_cpus_cgroup_limit(r.path()), 1u);
+    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 1u);
     EXPECT_EQ(DefaultCountUnder(r.path()), 1u);
   }
   {
@@ -272,7 +273,7 @@ TEST(RcupoolCreate, DefaultCountIsCappedByCgroupV1CfsQuota) {
     r.Write("/proc/self/cgroup", "3:cpu:/batch\n");
     r.Write("/sys/fs/cgroup/cpu/batch/cpu.cfs_quota_us", "150000\n");
     r.Write("/sys/fs/cgroup/cpu/batch/cpu.cfs_period_us", "100000\n");
-    EXPECT_EQ(rp_cpus_cgroup_limit(r.path()), 2u);
+    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 2u);
     EXPECT_EQ(DefaultCountUnder(r.path()), std::min<size_t>(unlimited, 2));
   }
   {
@@ -280,7 +281,7 @@ TEST(RcupoolCreate, DefaultCountIsCappedByCgroupV1CfsQuota) {
     r.Write("/proc/self/cgroup", "3:cpu:/\n");
     r.Write("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "-1\n");
     r.Write("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
-    EXPECT_EQ(rp_cpus_cgroup_limit(r.path()), 0u);
+    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 0u);
     EXPECT_EQ(DefaultCountUnder(r.path()), unlimited);
   }
 }
@@ -292,23 +293,23 @@ TEST(RcupoolCreate, CgroupV2CpuMaxWinsOverV1Files) {
   r.Write("/sys/fs/cgroup/cpu.max", "50000 100000\n");
   r.Write("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "200000\n");
   r.Write("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
-  EXPECT_EQ(rp_cpus_cgroup_limit(r.path()), 1u);
+  EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 1u);
 }
 
 TEST(RcupoolCreate, MissingCgroupFilesMeanNoQuota) {
   const size_t unlimited = UnlimitedCount();
   RealRootAtExit restore;
   FakeRoot nothing;
-  EXPECT_EQ(rp_cpus_cgroup_limit(nothing.path()), 0u);
+  EXPECT_EQ(rp_limits_cgroup_cpus(nothing.path()), 0u);
   FakeRoot no_cpu_files;
   no_cpu_files.Write("/proc/self/cgroup", "0::/a/b\n");
   no_cpu_files.Write("/sys/fs/cgroup/a/b/cgroup.procs", "1\n");
-  EXPECT_EQ(rp_cpus_cgroup_limit(no_cpu_files.path()), 0u);
+  EXPECT_EQ(rp_limits_cgroup_cpus(no_cpu_files.path()), 0u);
   EXPECT_EQ(DefaultCountUnder(no_cpu_files.path()), unlimited);
   FakeRoot v1_without_period;
   v1_without_period.Write("/proc/self/cgroup", "3:cpu:/\n");
   v1_without_period.Write("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "50000\n");
-  EXPECT_EQ(rp_cpus_cgroup_limit(v1_without_period.path()), 0u);
+  EXPECT_EQ(rp_limits_cgroup_cpus(v1_without_period.path()), 0u);
 }
 
 TEST(RcupoolCreate, MalformedCgroupFilesAreLoggedAndIgnored) {
@@ -323,7 +324,7 @@ TEST(RcupoolCreate, MalformedCgroupFilesAreLoggedAndIgnored) {
     FakeRoot r;
     r.Write("/proc/self/cgroup", "0::/s\n");
     r.Write("/sys/fs/cgroup/s/cpu.max", bad);
-    EXPECT_EQ(rp_cpus_cgroup_limit(r.path()), 0u) << bad;
+    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 0u) << bad;
     EXPECT_EQ(DefaultCountUnder(r.path()), unlimited) << bad;
     EXPECT_GE(log.Count(RCUPOOL_LOG_WARN, "not a CPU quota"), 1u) << bad;
   }
@@ -334,7 +335,7 @@ TEST(RcupoolCreate, MalformedCgroupFilesAreLoggedAndIgnored) {
     FakeRoot r;
     r.Write("/proc/self/cgroup", bad);
     r.Write("/sys/fs/cgroup/cpu.max", "50000 100000\n");
-    EXPECT_EQ(rp_cpus_cgroup_limit(r.path()), 0u) << bad;
+    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 0u) << bad;
   }
 }
 

@@ -7,9 +7,9 @@
  *       only after xnn_delete_runtime() returned (destroy, and refresh for the
  *       old pair). A reset can therefore never free the pool under the
  *       runtime; that is the whole point of this file.
- *   RUNTIME-2. rt->pin.threadpool_ is the pthreadpool_t handed to XNNPACK, so
- *       every partition of rt->xnn and every rcupool_parallelize_1d() made
- *       inside rt's scope run on the same pool.
+ *   RUNTIME-2. rcupool_pin_pthreadpool(&rt->pin) is the pthreadpool_t handed
+ *       to XNNPACK, so every partition of rt->xnn and every
+ *       rcupool_parallelize_1d() made inside rt's scope run on the same pool.
  *   RUNTIME-3. Setup and invoke run inside rt's scope (entered and left in the
  *       same call), so no scope outlives the call or the pin.
  *   RUNTIME-4. Refresh is all or nothing: the new pin and runtime are made
@@ -19,13 +19,21 @@
  *       sized pin for its whole life and never changes pool: it is never
  *       stale, and refresh leaves it as it is. Its width is the one asked for,
  *       whatever resets of the current pool happen.
- *   RUNTIME-6. rt->probe_pool is the pool rcupool_xnn_runtime_is_stale()
- *       compares with the current pool, and the only field of rt it reads
- *       besides the immutable manager and sized: is_stale may run on any
- *       thread, refresh overwrites rt->pin. It is stored atomically, by
- *       refresh with the new pool before the old pin is released, so it always
- *       names a pool rt holds pinned (never a freed address that a new pool
- *       could take).
+ *   RUNTIME-6. rt->probe_tp is the pthreadpool_t of rt's pool, the one
+ *       rcupool_xnn_runtime_is_stale() compares with the current pool's
+ *       (rcupool_read_lock_current(), inside a read-side section), and the
+ *       only field of rt it reads besides the immutable manager and sized:
+ *       is_stale may run on any thread, refresh overwrites rt->pin. It is
+ *       stored atomically, by refresh with the new pool's before the old
+ *       pin is released, so it always names a pool rt holds pinned (never a
+ *       freed pool's, whose address a new pool could take). A pool keeps
+ *       its pthreadpool_t for its whole life, so equal pthreadpool_ts are
+ *       the same pool.
+ *   RUNTIME-8. The backend reads a pin only through the public getters of
+ *       <rcupool/rcupool.h> (rcupool_pin_pthreadpool(), _threads(),
+ *       _generation()): none of rcupool_pin_t's private fields, so it builds
+ *       against the public header alone, as librcupool_xnnpack.so.0 links
+ *       librcupool.so.0.
  *   RUNTIME-7. Every xnn_create_runtime_v2() here (create and refresh) gets
  *       the caller's flags plus XNN_FLAG_YIELD_WORKERS when the manager's
  *       idle policy is RCUPOOL_IDLE_YIELD at that moment (lib/idle.c,
@@ -53,7 +61,7 @@ struct rcupool_xnn_runtime {
   xnn_runtime_t xnn;
   uint32_t flags;     /* xnn_create_runtime_v2 flags, reused by refresh */
   bool sized;         /* created on a sized pin (RUNTIME-5) */
-  void *probe_pool;   /* atomic: rt->pin's pool, for is_stale (RUNTIME-6) */
+  pthreadpool_t probe_tp; /* atomic: rt->pin's pool, for is_stale (RUNTIME-6) */
 };
 
 static int rp_xnn_init(void) {
@@ -114,7 +122,8 @@ static int rp_xnn_create(rcupool_t *m, bool sized, size_t threads,
     return err;
   }
   rt->manager = m;
-  __atomic_store_n(&rt->probe_pool, rt->pin.pool_, __ATOMIC_RELEASE);
+  __atomic_store_n(&rt->probe_tp, rcupool_pin_pthreadpool(&rt->pin),
+                   __ATOMIC_RELEASE);
   rt->flags = xnn_flags;
   rt->sized = sized;
   rcupool_log(RCUPOOL_LOG_DEBUG,
@@ -160,12 +169,11 @@ int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt) {
 
 bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt) {
   if (rt == NULL || rt->sized) return false;
-  /* A probe with only what rcupool_pin_is_current() reads: the pool's
-   * address and the manager, never rt->pin itself (RUNTIME-6). */
-  rcupool_pin_t probe = {0};
-  probe.pool_ = __atomic_load_n(&rt->probe_pool, __ATOMIC_ACQUIRE);
-  probe.manager_ = rt->manager;
-  return !rcupool_pin_is_current(&probe);
+  /* rt's pool, never rt->pin itself (RUNTIME-6). */
+  pthreadpool_t mine = __atomic_load_n(&rt->probe_tp, __ATOMIC_ACQUIRE);
+  bool current = rcupool_read_lock_current(rt->manager) == mine;
+  rcupool_read_unlock();
+  return !current;
 }
 
 int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
@@ -188,7 +196,8 @@ int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
               (unsigned long long)rcupool_pin_generation(&rt->pin),
               rcupool_pin_threads(&pin),
               (unsigned long long)rcupool_pin_generation(&pin));
-  __atomic_store_n(&rt->probe_pool, pin.pool_, __ATOMIC_RELEASE);
+  __atomic_store_n(&rt->probe_tp, rcupool_pin_pthreadpool(&pin),
+                   __ATOMIC_RELEASE);
   rp_xnn_release(rt->xnn, &rt->pin);
   rt->xnn = xnn;
   rt->pin = pin;

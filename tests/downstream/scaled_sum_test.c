@@ -35,6 +35,8 @@ int main(void) {
     }
   }
   CHECK(rcupool_barrier(m) == 0);
+  /* The retired pools of 1..3 threads are warm (kept for their widths). */
+  CHECK(rcupool_trim(m) >= 0);
   rcupool_stats_t st;
   CHECK(rcupool_get_stats(m, &st) == 0);
   CHECK(st.pools_alive == 1 && st.threads == 4);

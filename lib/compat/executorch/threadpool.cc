@@ -84,9 +84,9 @@ PinnedPthreadpool get_pinned_pthreadpool() {
   if (m == nullptr) return handle;
   // Inside a guard: a pin of the guard's size, which is the guard's own
   // pool (rcupool keeps at most one live pool per size).
-  int err = c.pin != nullptr
-                ? rcupool_pin_sized(m, rcupool_pin_threads(c.pin), &handle.pin_)
-                : rcupool_pin(m, &handle.pin_);
+  int err = c.pin != nullptr ? ::rcupool::Pin::sized(
+                                   m, rcupool_pin_threads(c.pin), handle.pin_)
+                             : ::rcupool::Pin::current(m, handle.pin_);
   if (err != 0)
     rcupool_log(RCUPOOL_LOG_WARN,
                 "executorch threadpool: get_pinned_pthreadpool() could not "

@@ -61,7 +61,8 @@ TEST_F(UseNThreadsThreadPoolGuardTest, CallsInScopeUseNThreadsCurrentPoolUnchang
   }
   EXPECT_EQ(et::get_pthreadpool(), current);
   EXPECT_EQ(tp_->get_thread_count(), 1u);
-  // The guard's pool was never current: freed once the guard let go.
+  // The guard's pool was never current: warm once the guard let go (kept
+  // for the next guard of its width), freed by the destroy (a trim).
   tp_->_unsafe_destroy_threadpool();
   EXPECT_EQ(Stats().pools_alive, 1u);
   EXPECT_EQ(Stats().pins, 0u);

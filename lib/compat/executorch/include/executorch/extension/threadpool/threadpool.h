@@ -51,6 +51,7 @@
 
 #include <pthreadpool.h>
 #include <rcupool/rcupool.h>
+#include <rcupool/rcupool.hpp>
 
 /* Marks what librcupool_executorch.so exports (the rest is hidden). */
 #define RCUPOOL_ET_API __attribute__((visibility("default")))
@@ -61,6 +62,7 @@ namespace threadpool {
 
 class ThreadPool;
 class PinnedPthreadpool;
+struct NoThreadPoolGuard;  // threadpool_guard.h
 RCUPOOL_ET_API ThreadPool *get_threadpool();
 RCUPOOL_ET_API PinnedPthreadpool get_pinned_pthreadpool();
 
@@ -267,19 +269,9 @@ RCUPOOL_ET_API pthreadpool_t get_pthreadpool();
 class RCUPOOL_ET_API PinnedPthreadpool final {
  public:
   PinnedPthreadpool() = default;  // empty
-  ~PinnedPthreadpool() { reset(); }
-  PinnedPthreadpool(PinnedPthreadpool &&other) noexcept
-      : pin_(other.pin_) {
-    other.pin_ = rcupool_pin_t{};
-  }
-  PinnedPthreadpool &operator=(PinnedPthreadpool &&other) noexcept {
-    if (this != &other) {
-      reset();
-      pin_ = other.pin_;
-      other.pin_ = rcupool_pin_t{};
-    }
-    return *this;
-  }
+  /* Moves and the unpin at destruction are rcupool::Pin's. */
+  PinnedPthreadpool(PinnedPthreadpool &&) noexcept = default;
+  PinnedPthreadpool &operator=(PinnedPthreadpool &&) noexcept = default;
   PinnedPthreadpool(const PinnedPthreadpool &) = delete;
   PinnedPthreadpool &operator=(const PinnedPthreadpool &) = delete;
 
@@ -292,9 +284,9 @@ class RCUPOOL_ET_API PinnedPthreadpool final {
    * Blocks: no.
    * Lifetime: get() until this handle is reset, destroyed or moved from.
    */
-  pthreadpool_t get() const { return rcupool_pin_pthreadpool(&pin_); }
-  size_t thread_count() const { return rcupool_pin_threads(&pin_); }
-  bool is_current() const { return rcupool_pin_is_current(&pin_); }
+  pthreadpool_t get() const { return pin_.pthreadpool(); }
+  size_t thread_count() const { return pin_.threads(); }
+  bool is_current() const { return pin_.is_current(); }
   explicit operator bool() const { return get() != nullptr; }
 
   /*
@@ -306,9 +298,7 @@ class RCUPOOL_ET_API PinnedPthreadpool final {
    * Blocks: no (as rcupool_unpin()).
    * Lifetime: what get() returned is no longer held by this handle.
    */
-  void reset() {
-    if (get() != nullptr) rcupool_unpin(&pin_);
-  }
+  void reset() { pin_.reset(); }
 
   /*
    * The underlying pin, for rcupool_scope_enter() and the getters of
@@ -318,11 +308,11 @@ class RCUPOOL_ET_API PinnedPthreadpool final {
    * Blocks: no.
    * Lifetime: as long as this handle is not moved or destroyed.
    */
-  const rcupool_pin_t *pin() const { return &pin_; }
+  const rcupool_pin_t *pin() const { return pin_.get(); }
 
  private:
   friend PinnedPthreadpool get_pinned_pthreadpool();
-  rcupool_pin_t pin_{};
+  ::rcupool::Pin pin_;
 };
 
 /*
@@ -343,12 +333,14 @@ RCUPOOL_ET_API PinnedPthreadpool get_pinned_pthreadpool();
 }  // namespace extension
 }  // namespace executorch
 
-/* The old names, still used by existing callers and tests. */
+/* The old names, still used by existing callers and tests (the guard's
+ * is usable once threadpool_guard.h is included). */
 namespace torch {
 namespace executorch {
 namespace threadpool {
 using ::executorch::extension::threadpool::get_pthreadpool;
 using ::executorch::extension::threadpool::get_threadpool;
+using ::executorch::extension::threadpool::NoThreadPoolGuard;
 using ::executorch::extension::threadpool::ThreadPool;
 }  // namespace threadpool
 }  // namespace executorch

@@ -134,13 +134,7 @@ class RCUPOOL_ET_API UsePinnedThreadPoolGuard {
 }  // namespace extension
 }  // namespace executorch
 
-/* The old name, still used by existing callers and tests. */
-namespace torch {
-namespace executorch {
-namespace threadpool {
-using ::executorch::extension::threadpool::NoThreadPoolGuard;
-}  // namespace threadpool
-}  // namespace executorch
-}  // namespace torch
+/* Its old name, torch::executorch::threadpool::NoThreadPoolGuard, is
+ * declared with the others in threadpool.h. */
 
 #endif  // EXECUTORCH_EXTENSION_THREADPOOL_THREADPOOL_GUARD_H
