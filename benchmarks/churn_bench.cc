@@ -133,7 +133,9 @@ class RcupoolChurner final : public Churner {
     rcupool_get_stats(m_, &s);
     return s.pools_alive;
   }
-  void Settle() override { rcupool_barrier(m_); }
+  // Warm pools would stay for warm_ms: the end figure is the current
+  // pool alone, as before warm widths.
+  void Settle() override { rcupool_trim(m_); }
 
  private:
   rcupool_t *m_ = nullptr;

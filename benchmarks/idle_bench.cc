@@ -2,7 +2,7 @@
 // Idle workers: the CPU a pool's workers burn after a job (pthreadpool's
 // workers spin before they sleep unless the call asks them to yield), and
 // what yielding costs when dispatches come back to back. Both sides of the
-// trade behind rcupool's idle policy (rcupool_set_idle(); README, "Idle
+// trade behind rcupool's idle policy (rcupool_set_idle(); benchmarks/README.md, "Idle
 // workers").
 //
 //   BM_IdleCpu/<variant>/<threads>     one tiny dispatch, then the process's

@@ -22,9 +22,15 @@
 //                                    loaded on both sizes) keep both pools:
 //                                    every call is a reuse, none starts a
 //                                    pool
-//   BM_Py_ThreadsBlock               block(n): a Python function whose body
+//   BM_Py_ThreadsBlock/current_size  block(n): a Python function whose body
 //                                    is an empty `with rcupool.threads(n):`
 //                                    block, n the current size
+//   BM_Py_ThreadsBlock/warm_size     the same at n + 1, a width nobody
+//                                    holds, after a first block (untimed)
+//                                    started its pool: the manager keeps it
+//                                    warm (warm widths, default settings)
+//                                    and every timed block finds it; the
+//                                    counter pools_started_per_call says so
 //
 // n is 2. One calling thread: the GIL serialises Python callers, so more
 // calling threads measure the GIL, not rcupool.
@@ -109,9 +115,11 @@ PyObject *Function(const char *owner, const char *name) {
 // Calls fn(n) (fn() when arg is 0) once per iteration, n = kThreads; with
 // `alternate`, n alternates between kThreads + 1 and kThreads; with `keep`,
 // an open rcupool.threads block of each of the two sizes keeps their pools
-// for the whole row.
+// for the whole row; with `other`, n is kThreads + 1, fn(n) is called once
+// before the timed loop, and the pools started in the loop are counted.
 void CallLoop(benchmark::State &state, const char *owner, const char *name,
-              long arg, bool alternate, bool keep = false) {
+              long arg, bool alternate, bool keep = false,
+              bool other = false) {
   if (g_module == nullptr) return state.SkipWithError(g_start_error.c_str());
   PyGILState_STATE gil = PyGILState_Ensure();
   PyObject *fn = Function(owner, name);
@@ -134,6 +142,10 @@ void CallLoop(benchmark::State &state, const char *owner, const char *name,
                                 : nullptr;
       Py_XDECREF(keep_sizes);
     }
+    if (r != nullptr && other) {  // the first use, untimed
+      Py_DECREF(r);
+      r = PyObject_CallOneArg(fn, args[1]);
+    }
     before = r != nullptr ? PyObject_CallNoArgs(created) : nullptr;
     Py_XDECREF(r);
     if (before == nullptr) error = PyErrorText();
@@ -141,7 +153,7 @@ void CallLoop(benchmark::State &state, const char *owner, const char *name,
   size_t i = 0;
   if (error.empty()) {
     for (auto _ : state) {
-      PyObject *a = args[alternate ? (++i & 1) : 0];
+      PyObject *a = args[alternate ? (++i & 1) : other ? 1 : 0];
       PyObject *r = arg == 0 ? PyObject_CallNoArgs(fn)
                              : PyObject_CallOneArg(fn, a);
       if (r == nullptr) {
@@ -151,7 +163,7 @@ void CallLoop(benchmark::State &state, const char *owner, const char *name,
       Py_DECREF(r);
     }
   }
-  if (error.empty() && alternate) {
+  if (error.empty() && (alternate || other)) {
     PyObject *after = PyObject_CallNoArgs(created);
     if (after == nullptr) {
       error = PyErrorText();
@@ -190,8 +202,8 @@ void BM_Py_SetNumThreads(benchmark::State &state, bool new_size,
                          bool keep) {
   CallLoop(state, "rcupool", "set_num_threads", kThreads, new_size, keep);
 }
-void BM_Py_ThreadsBlock(benchmark::State &state) {
-  CallLoop(state, nullptr, "block", kThreads, false);
+void BM_Py_ThreadsBlock(benchmark::State &state, bool warm) {
+  CallLoop(state, nullptr, "block", kThreads, false, false, warm);
 }
 
 BENCHMARK(BM_Py_EmptyCall);
@@ -199,7 +211,8 @@ BENCHMARK(BM_Py_GetNumThreads);
 BENCHMARK_CAPTURE(BM_Py_SetNumThreads, same_size, false, false);
 BENCHMARK_CAPTURE(BM_Py_SetNumThreads, new_size, true, false);
 BENCHMARK_CAPTURE(BM_Py_SetNumThreads, new_size_kept, true, true);
-BENCHMARK(BM_Py_ThreadsBlock);
+BENCHMARK_CAPTURE(BM_Py_ThreadsBlock, current_size, false);
+BENCHMARK_CAPTURE(BM_Py_ThreadsBlock, warm_size, true);
 
 // Starts CPython, puts `path` (may be empty) first on sys.path and runs
 // kModule as __main__. On failure g_module stays nullptr, every row is

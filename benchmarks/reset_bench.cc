@@ -12,8 +12,8 @@
 //                                    pthreadpool_create(n) then one
 //                                    pthreadpool_parallelize_1d of n items
 //                                    on it (the shape of a new pool's
-//                                    worker census, lib/parallel.c
-//                                    PARALLEL-4), paired with a plain
+//                                    worker census, lib/worker.c
+//                                    WORKER-2), paired with a plain
 //                                    pthreadpool_create(n) as the reset
 //                                    is: what one dispatch after the
 //                                    create costs on this machine
@@ -35,12 +35,40 @@
 //   BM_Reclaim_BareCallRcu           liburcu alone: call_rcu to its callback
 //                                    (the floor the two above sit on)
 //
+// Where a new pool's start goes (lib/pool.c, rp_pool_create): replicas of
+// its two parts beyond pthreadpool_create, each timed beside a plain
+// pthreadpool_create(n) (paired_create.h), as BM_Reset_NewSize is:
+//   BM_Start_Probes/<n>              the probe threads alone (LIMITS-2): n-1
+//                                    threads started, all alive at once,
+//                                    released and joined (counter
+//                                    probes_over_create)
+//   BM_Start_ProbesThenCreate/<n>    the probes, then pthreadpool_create(n)
+//                                    (probes_create_over_create)
+//   BM_Start_CreateThenCensus/<n>    pthreadpool_create(n), then the worker
+//                                    census (WORKER-2): one
+//                                    pthreadpool_parallelize_1d of n items
+//                                    under the default idle policy (yield),
+//                                    each item naming its thread and
+//                                    waiting until all n have started
+//                                    (create_census_over_create)
+//   BM_Start_Replica/<n>             all three in rp_pool_create's order:
+//                                    what BM_Reset_NewSize/<n> should cost
+//                                    besides the manager's own bookkeeping
+//                                    (replica_over_create)
+//
+// Warm widths are off (RCUPOOL_WARM_NONE) on every manager here: with them
+// on, the pool a reset retires or a pin
+// lets go stays warm for its width, and the next reset to it is a reuse.
+//
 // Times are measured per reset (manual time) so that the untimed work
 // between iterations (waiting for frees) does not count. The reclaim rows
 // report each sample's latency; their median and p99 over the run are the
 // p50_ms and p99_ms counters. A free is seen by polling rcupool_get_stats()
 // every ~20 us (pools_freed), the resolution of those rows.
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <algorithm>
@@ -68,9 +96,10 @@ uint64_t Iterations(const benchmark::State &state) {
   return static_cast<uint64_t>(state.iterations());
 }
 
-rcupool_t *Create(size_t threads) {
+rcupool_t *Create(size_t threads, uint32_t warm_pools = RCUPOOL_WARM_NONE) {
   rcupool_options_t opts{};
   opts.threads = threads;
+  opts.warm_pools = warm_pools;
   rcupool_t *m = nullptr;
   return rcupool_create(&opts, &m) == 0 ? m : nullptr;
 }
@@ -360,11 +389,112 @@ void BM_Create_PthreadpoolAndDispatch(benchmark::State &state) {
       });
 }
 
+// The probe threads of rp_limits_threads_can_start (lib/limits.c,
+// LIMITS-2), as it starts them: `workers` threads with default attributes,
+// all alive at once (each waits for `go`), then released and joined.
+struct Probe {
+  pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+  bool go = false;
+};
+
+void *ProbeMain(void *arg) {
+  Probe *pr = static_cast<Probe *>(arg);
+  pthread_mutex_lock(&pr->mu);
+  while (!pr->go) pthread_cond_wait(&pr->cv, &pr->mu);
+  pthread_mutex_unlock(&pr->mu);
+  return nullptr;
+}
+
+bool Probes(size_t workers) {
+  std::vector<pthread_t> t(workers);
+  Probe pr;
+  size_t started = 0;
+  while (started < workers &&
+         pthread_create(&t[started], nullptr, ProbeMain, &pr) == 0)
+    started++;
+  pthread_mutex_lock(&pr.mu);
+  pr.go = true;
+  pthread_cond_broadcast(&pr.cv);
+  pthread_mutex_unlock(&pr.mu);
+  for (size_t i = 0; i < started; i++) pthread_join(t[i], nullptr);
+  return started == workers;
+}
+
+// The worker census of rp_worker_census (lib/worker.c, WORKER-2): one item
+// per thread; every thread but the creator names itself; each item waits
+// (yielding) until all have started or 2 s passed.
+struct Census {
+  pthread_t creator;
+  size_t threads;
+  std::atomic<size_t> arrived{0};
+  Clock::time_point deadline;
+};
+
+void CensusTask(void *arg, size_t i) {
+  Census *c = static_cast<Census *>(arg);
+  if (!pthread_equal(pthread_self(), c->creator)) {
+    char name[16];
+    snprintf(name, sizeof(name), "rcupool-w%zu/%zu", i, c->threads);
+    pthread_setname_np(pthread_self(), name);
+  }
+  c->arrived.fetch_add(1, std::memory_order_acq_rel);
+  while (c->arrived.load(std::memory_order_acquire) < c->threads &&
+         Clock::now() < c->deadline)
+    sched_yield();
+}
+
+void RunCensus(pthreadpool_t tp, size_t n) {
+  if (n <= 1) return;
+  Census c;
+  c.creator = pthread_self();
+  c.threads = n;
+  c.deadline = Clock::now() + std::chrono::seconds(2);
+  // The default idle policy (RCUPOOL_IDLE_YIELD) reaches the census.
+  pthreadpool_parallelize_1d(tp, CensusTask, &c, n,
+                             PTHREADPOOL_FLAG_YIELD_WORKERS);
+}
+
+// A start replica row: the parts asked for, timed, beside a
+// pthreadpool_create(n).
+void StartRow(benchmark::State &state, bool probes, bool create, bool census,
+              const char *ratio_counter) {
+  size_t n = state.range(0);
+  rcupool_bench::PairedWithCreate(
+      state, n, "a thread could not start", ratio_counter, [&] {
+        auto t0 = Clock::now();
+        if (probes && !Probes(n - 1)) return -1.0;
+        pthreadpool_t tp = nullptr;
+        if (create && (tp = pthreadpool_create(n)) == nullptr) return -1.0;
+        if (census) RunCensus(tp, n);
+        auto t1 = Clock::now();
+        if (tp != nullptr) pthreadpool_destroy(tp);
+        return Seconds(t0, t1);
+      });
+}
+
+void BM_Start_Probes(benchmark::State &state) {
+  StartRow(state, true, false, false, "probes_over_create");
+}
+void BM_Start_ProbesThenCreate(benchmark::State &state) {
+  StartRow(state, true, true, false, "probes_create_over_create");
+}
+void BM_Start_CreateThenCensus(benchmark::State &state) {
+  StartRow(state, false, true, true, "create_census_over_create");
+}
+void BM_Start_Replica(benchmark::State &state) {
+  StartRow(state, true, true, true, "replica_over_create");
+}
+
 // Iteration counts are fixed where every iteration waits for a free or
 // starts threads, so that the whole program stays within a few minutes.
 BENCHMARK(BM_Create_Pthreadpool)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Reset_NewSize)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Create_PthreadpoolAndDispatch)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Start_Probes)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Start_ProbesThenCreate)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Start_CreateThenCensus)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Start_Replica)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Reset_BackToKeptSize)->Arg(2)->Arg(4)->Arg(8)->Iterations(2000)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Reset_NewSizeUnderReader, no_reader, false)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Reset_NewSizeUnderReader, long_reader, true)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);

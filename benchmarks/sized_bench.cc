@@ -17,7 +17,10 @@
 //                                    (paired_create.h), the counter
 //                                    sized_over_create is the paired ratio.
 //                                    The unpin and the free (barrier) are
-//                                    outside the timed region.
+//                                    outside the timed region; warm widths
+//                                    are off (RCUPOOL_WARM_NONE), so the
+//                                    barrier frees the pool. A pin of a
+//                                    warm width: warm_bench.
 //
 // Targets: the two pin rows at most 2x BM_Pin_Rcupool; the start row at
 // most 1.1x pthreadpool_create.
@@ -96,6 +99,9 @@ void BM_PinSized_StartPool(benchmark::State &state) {
   const size_t n = static_cast<size_t>(state.range(0));
   rcupool_options_t o{};
   o.threads = 1;
+  // Warm widths off: the unpinned pool goes at the barrier, so the next
+  // sized pin of n starts one again (with them on it would find it warm).
+  o.warm_pools = RCUPOOL_WARM_NONE;
   rcupool_t *m = nullptr;
   if (rcupool_create(&o, &m) != 0) return state.SkipWithError("create failed");
   rcupool_stats_t s0{};

@@ -14,9 +14,9 @@ of RESULTS.md, not here.
 STATIC, SHARED = (("read_bench", "static"),), (("read_bench_shared",
                                                   "librcupool.so"),)
 READ = STATIC + SHARED
-DISPATCH, XNN, RESET, SIZED, IDLE = (((p, None),) for p in (
+DISPATCH, XNN, RESET, SIZED, IDLE, WARM, PY = (((p, None),) for p in (
     "dispatch_bench", "xnn_bench", "reset_bench", "sized_bench",
-    "idle_bench"))
+    "idle_bench", "warm_bench", "python_bench"))
 # measure ({v}: the variant), programs, rcupool's row, reference's label,
 # reference's row, thread counts ("1", "2+": each count above 1, "all"),
 # target: ("<=", x) rcupool time / reference time at most x; (">=", x)
@@ -89,6 +89,20 @@ TARGETS = (
     ("create + one dispatch of n items (a census's shape), n = {v}", RESET,
      "Create_PthreadpoolAndDispatch/*", "pthreadpool_create (paired)",
      "paired:dispatch_over_create", "1", None),
+    # Where a new pool's start goes (reset_bench: replicas of
+    # rp_pool_create's parts, each paired with a pthreadpool_create).
+    ("start, part: the probe threads alone, n = {v}", RESET,
+     "Start_Probes/*", "pthreadpool_create (paired)",
+     "paired:probes_over_create", "1", None),
+    ("start, part: probe threads + pthreadpool_create, n = {v}", RESET,
+     "Start_ProbesThenCreate/*", "pthreadpool_create (paired)",
+     "paired:probes_create_over_create", "1", None),
+    ("start, part: pthreadpool_create + worker census, n = {v}", RESET,
+     "Start_CreateThenCensus/*", "pthreadpool_create (paired)",
+     "paired:create_census_over_create", "1", None),
+    ("start, replica: probes + pthreadpool_create + census, n = {v}", RESET,
+     "Start_Replica/*", "pthreadpool_create (paired)",
+     "paired:replica_over_create", "1", None),
     ("reset back to kept size {v}", RESET, "Reset_BackToKeptSize/*",
      "pthreadpool_create", "Create_Pthreadpool/*", "1", (">=", 10)),
     ("reset (create) while a reader holds a 100 ms section", RESET,
@@ -104,7 +118,23 @@ TARGETS = (
     ("sized pin that starts a pool of {v}", SIZED, "PinSized_StartPool/*",
      "pthreadpool_create (paired)", "paired:sized_over_create", "1",
      ("<=", 1.1)),
-    # The idle policy's trade (README, "Idle workers"): a {v}-thread pool.
+    # Warm widths (issue 25): a guard per call at a width nobody holds.
+    ("width guard (sized pin, scope, unpin) at a warm width (unheld, after "
+     "its first use)", WARM, "Guard/warm_width", "guard at the current width",
+     "Guard/current_width", "all", ("<=", 2.0)),
+    ("width guard + tiny dispatch at a warm width", WARM,
+     "GuardDispatch/warm_width", "the same at the current width",
+     "GuardDispatch/current_width", "1", ("<=", 2.0)),
+    ("width guard at an unheld width, warm widths off (a pool started per "
+     "guard)", WARM, "Guard/cold_width", "guard at the current width",
+     "Guard/current_width", "1", None),
+    ("width guard + tiny dispatch at an unheld width, warm widths off", WARM,
+     "GuardDispatch/cold_width", "the same at the current width",
+     "GuardDispatch/current_width", "1", None),
+    ("Python `with rcupool.threads(n):` at a warm width (unheld, after the "
+     "first block)", PY, "Py_ThreadsBlock/warm_size", "current size",
+     "Py_ThreadsBlock/current_size", "1", ("<=", 1.5)),
+    # The idle policy's trade (benchmarks/README.md, "Idle workers"): a {v}-thread pool.
     ("CPU burned in the 50 ms after a tiny dispatch, yield policy, {v} "
      "threads", IDLE, "IdleCpu/rcupool_yield/*", "pthreadpool (spins)",
      "IdleCpu/pthreadpool_spin/*", "1", ("<=", 0.05)),
@@ -160,7 +190,24 @@ PY_ROWS = (
      "rcupool.set_num_threads(n), n alternating between two sizes"),
     ("Py_SetNumThreads/new_size_kept",
      "the same, both sizes kept by open rcupool.threads blocks"),
-    ("Py_ThreadsBlock", "empty `with rcupool.threads(n):` block"))
+    ("Py_ThreadsBlock/current_size",
+     "empty `with rcupool.threads(n):` block, n the current size"),
+    ("Py_ThreadsBlock/warm_size",
+     "the same at a warm width (unheld, after a first block)"))
+WARM_GUARD_ROWS = (
+    ("Guard/current_width", "width guard of the current width (3)"),
+    ("Guard/warm_width",
+     "width guard of a warm width (3; current 2, nothing holds 3)"))
+GUARD_CHURN = (
+    ("GuardChurn/warm_default", "warm widths, defaults (1000 ms, 8 pools)"),
+    ("GuardChurn/warm_none", "warm widths off (RCUPOOL_WARM_NONE)"))
+GUARD_CHURN_CELLS = tuple((k, h, f) for k, h, f in (
+    ("pools_created", "median", "%d"), ("guards", "median", "%d"),
+    ("resets", "median", "%d"), ("pools_alive_peak", "median", "%d"),
+    ("pools_alive_peak", "max", "%d"), ("threads_alive_peak", "median", "%d"),
+    ("pools_idle_peak", "median", "%d"), ("os_threads_peak", "median", "%d"),
+    ("pools_alive_end", "median", "%d"),
+    ("pools_alive_trimmed", "max", "%d")))
 
 # The tables after the targets, in order. A title or intro may name a
 # counter of the program's first row in braces ({pool_threads}).
@@ -192,6 +239,18 @@ COUNTER_TABLES = (
      "![OS threads over time during the churn](churn.png)", "churn_bench",
      CHURN, ("policy", "threads at start", "peak", "end", "extra at end",
              "pools peak", "pools end"), CHURN_CELLS),
+    ("Guard churn: widths 1..8 from 4 threads, a fifth resetting "
+     "(warm_bench)", "For about 2 s, 4 threads each run width guards (sized "
+     "pin, scope, a tiny dispatch, unpin) of widths 1..8 in turn while a "
+     "fifth resets the manager to 1..8 in a loop; a sampler reads "
+     "`rcupool_get_stats()` and `/proc/self/task` every millisecond. Peaks "
+     "are the sampler's; \"end\" is when the churn stops, \"trimmed\" "
+     "after `rcupool_trim()` and a barrier. Medians over repetitions, "
+     "except the worst peak and trimmed (max).", "warm_bench", GUARD_CHURN,
+     ("warm widths", "pools created", "guards", "resets", "pools alive peak",
+      "worst peak", "threads alive peak", "idle pools peak",
+      "OS threads peak", "pools alive at end", "pools alive trimmed"),
+     GUARD_CHURN_CELLS),
 )
 # Row tables: (title, intro, program, rows, reference row, columns, note).
 # Columns: "threads" (each thread count the reference row ran with) or
@@ -220,6 +279,11 @@ ROW_TABLES = (
      "width; over_pthreadpool as above.", "idle_bench",
      tuple((row.format("BackToBack"), label) for row, label in IDLE_ROWS),
      "BackToBack/pthreadpool_spin", "variants", None),
+    ("Width guards at a warm width (warm_bench)", "Per guard per thread. "
+     "The warm row's pool of 3 was started by a first guard before the timed "
+     "loop; the note says how many pools the timed guards started.",
+     "warm_bench", WARM_GUARD_ROWS, "Guard/current_width", "threads",
+     ("pools_started_per_guard", "%.3f pools started per guard")),
     ("The Python package (python_bench: CPython 3.11 embedded, "
      "librcupool.so.0)", "Each row is one call from C into a Python "
      "function; the reference is a Python function whose body is `pass`, "

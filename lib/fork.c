@@ -41,7 +41,7 @@
  *           Never is a lock another thread held unlocked. The one wait left
  *           that user code can prolong is a grace period in flight (bp's
  *           hook waits for it in liburcu; memb's gate): it waits for the
- *           application's own read-side sections (README, fork).
+ *           application's own read-side sections (docs/flavours.md, fork).
  *   FORK-3. liburcu-bp's process-global hooks (urcu_bp_before_fork and
  *           after_fork_*) are called at most once per fork, however many
  *           copies of rcupool the process holds and whether or not the
@@ -55,7 +55,7 @@
  *           constructor, so an application that registers liburcu-bp's
  *           hooks in main() runs its prepare first. (A thread that forks
  *           with every signal already blocked for its own reasons is taken
- *           as such a fork too; README "fork" says what that leaves.)
+ *           as such a fork too; docs/flavours.md, "fork" says what that leaves.)
  *           Why calling them matters: in the child they release liburcu-bp's
  *           registry and grace-period locks in a consistent state and prune
  *           registry entries of threads that did not survive, one of which
@@ -118,7 +118,7 @@ static bool rp_every_signal_blocked(void) {
 static void rp_fork_prepare(void) {
   if (rp_read_ongoing_quiet())
     rp_die("fork() inside a read-side section of the forking thread; leave "
-           "the section first (README, fork)");
+           "the section first (docs/flavours.md, fork)");
   /* bp: another handler of this fork (another copy of rcupool, or the
    * application) may hold liburcu-bp's locks already (FORK-3); a running
    * callback batch may then wait for them, so it cannot be waited out

@@ -19,7 +19,7 @@
 
 #include "internal.h"
 
-/* The library's default: yield (README, "Idle workers", has why). */
+/* The library's default: yield (benchmarks/README.md, "Idle workers", has why). */
 #define RP_IDLE_LIBRARY_DEFAULT RCUPOOL_IDLE_YIELD
 
 bool rp_idle_flags(rcupool_idle_t idle, uint32_t *flags) {

@@ -16,7 +16,7 @@
  *           registrations only of threads that were inside a section.
  *   MEMB-3. Registration takes liburcu-memb's registry mutex: the first
  *           section of an unregistered thread is not async-signal-safe
- *           (README, "signal handlers").
+ *           (docs/flavours.md, "Signal handlers").
  *   MEMB-4. A registration rcupool makes lasts while fork_lock is held for
  *           reading (register, section, unregister); fork's prepare takes
  *           it for writing. So a fork never catches liburcu-memb's

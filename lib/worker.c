@@ -16,8 +16,7 @@
  *       own pthreadpool call). A nested rcupool_parallelize_1d() there runs
  *       inline, and barrier and destroy return -EDEADLK. Not detected: the
  *       thread that itself called pthreadpool_parallelize_*() directly on
- *       an rcupool pool, while it runs its own share of the tasks (README,
- *       misuse table).
+ *       an rcupool pool, while it runs its own share of the tasks (docs/misuse.md).
  *   WORKER-2. rp_worker_census() runs one task per thread of the new pool
  *       (pthreadpool hands each thread of a 1d call of `threads` items one
  *       item first; each item waits until all have started, bounded by a

@@ -347,7 +347,7 @@ TEST(RcupoolPinSized, GenerationIsManagerGenerationWhenTakenAndResetsDoNotMoveIt
   rcupool_unpin(&pin);
 }
 
-// Bad input and misuse (README's table).
+// Bad input and misuse (docs/misuse.md).
 TEST(RcupoolPinSized, NullManagerOrPinOrAboveMaximumIsInvalidAndChangesNothing) {
   Manager m(1);
   LogRecorder log;

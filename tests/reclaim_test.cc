@@ -155,7 +155,7 @@ TEST(RcupoolBarrier, InsideSectionIsEdeadlkAndLoggedOnceAtErrorLevel) {
   EXPECT_EQ(log.Count(RCUPOOL_LOG_ERROR, "barrier:"), 1u);
 }
 
-// Barrier or destroy from a task that pthreadpool runs directly (README's
+// Barrier or destroy from a task that pthreadpool runs directly (docs/misuse.md;
 // short use: section, rcupool_current, pthreadpool_parallelize; issue 10,
 // defect 10).
 struct Direct {

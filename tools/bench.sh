@@ -84,6 +84,8 @@ run reset_bench "$reps"
 run sized_bench "$reps" --benchmark_min_time=0.2
 # Fixed iteration counts of 50-200 ms windows: about 20 s a repetition.
 run idle_bench 3
+# Warm widths: the guard rows, then two churns of about 2 s each.
+run warm_bench "$reps" --benchmark_min_time=0.2
 # Thread counts are exact; three runs show they repeat.
 run churn_bench 3 --timeline_out="$timeline"
 # The Python package, laid out with the librcupool.so.0 built above.

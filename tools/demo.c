@@ -328,7 +328,7 @@ static void print_banner(FILE *status, const struct options *o,
           kFixedWidth, o->max_threads, kResetPeriodMs, o->seconds);
   fprintf(status,
           "default pool before the first reset: %zu threads (affinity mask, "
-          "cgroup quota or RCUPOOL_NUM_THREADS; README, Default size)\n",
+          "cgroup quota or RCUPOOL_NUM_THREADS; docs/default-size.md)\n",
           s0->threads);
   fprintf(status, "%7s %5s %7s %11s %4s %5s %4s %10s %10s %6s  %s\n", "time",
           "gen", "threads", "pools alive", "kept", "never", "pins",

@@ -12,29 +12,17 @@
 set -uo pipefail
 
 usage() {
-  cat <<'TEXT'
-usage: tools/format.sh [--check]
-
+  check_usage <<'TEXT'
 Formats the C and C++ sources of lib/ and include/ with clang-format and
 the workspace's .clang-format.
   --check     change nothing: list the files that are not formatted and
               how many lines each would change; exit 1 if any is
-  -h, --help  this text
 TEXT
 }
 
-check=""
-if [ $# -gt 1 ]; then
-  echo "format.sh: one argument at most (see tools/format.sh --help)" >&2
-  exit 2
-fi
-case "${1-}" in
-  "") ;;
-  --check) check=1 ;;
-  -h|--help) usage; exit 0 ;;
-  *) echo "format.sh: unknown argument: $1 (see tools/format.sh --help)" >&2
-     exit 2 ;;
-esac
+SCRIPT=format.sh
+. "$(dirname "$0")/args.sh" || exit 2
+parse_check "$@"
 
 cd "$(dirname "$0")/.." || exit 1
 clang_format=${CLANG_FORMAT:-clang-format}

@@ -23,7 +23,8 @@
 # command was started in. Then:
 #   cc app.c $(pkg-config --cflags --libs rcupool)
 # with PKG_CONFIG_PATH=PREFIX/lib/pkgconfig when PREFIX is not a system one,
-# and see README "Without Bazel" for how the program finds the library.
+# and see docs/building.md, "How a program finds the libraries at run
+# time".
 set -eu
 
 prefix=""
@@ -31,12 +32,13 @@ flavor="bp"
 build=""
 source=""
 
-# The header above, without its comment marks.
-usage() { sed -n '2,24s/^# \{0,1\}//p' "$0"; }
-bad_usage() {
-  echo "install.sh: $1 (see tools/install.sh --help)" >&2
-  exit 2
-}
+# args.sh stands beside this file; `bazel run //tools:install` starts it
+# through a link in bazel-bin, so look beside the link's target too.
+SCRIPT=install.sh
+here=$(dirname "$0")
+[ -f "$here/args.sh" ] || here=$(dirname "$(readlink -f "$0")")
+. "$here/args.sh" || exit 2
+usage() { usage_from_header; }
 
 while [ $# -gt 0 ]; do
   case "$1" in

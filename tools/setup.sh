@@ -8,29 +8,17 @@
 set -eu
 
 usage() {
-  cat <<'EOF'
-usage: tools/setup.sh [--check]
-
+  check_usage <<'EOF'
 Installs the Debian 12 packages rcupool needs that are missing, with
 apt-get (through sudo when not root). Prints nothing and exits 0 when all
 are installed.
   --check     only list what is missing; exit 1 if anything is
-  -h, --help  this text
 EOF
 }
 
-check=""
-if [ $# -gt 1 ]; then
-  echo "setup.sh: one argument at most (see tools/setup.sh --help)" >&2
-  exit 2
-fi
-case "${1-}" in
-  "") ;;
-  --check) check=1 ;;
-  -h|--help) usage; exit 0 ;;
-  *) echo "setup.sh: unknown argument: $1 (see tools/setup.sh --help)" >&2
-     exit 2 ;;
-esac
+SCRIPT=setup.sh
+. "$(dirname "$0")/args.sh" || exit 2
+parse_check "$@"
 
 PACKAGES="
 bazel-bootstrap

@@ -21,29 +21,17 @@ set -uo pipefail
 ID="SPDX-License-Identifier: LGPL-2.1-or-later"
 
 usage() {
-  cat <<'TEXT'
-usage: tools/spdx.sh [--check]
-
+  check_usage <<'TEXT'
 Puts the SPDX-License-Identifier line first in every source file of the
 workspace that lacks it.
   --check     change nothing: list the files without the line; exit 1 if
               any is
-  -h, --help  this text
 TEXT
 }
 
-check=""
-if [ $# -gt 1 ]; then
-  echo "spdx.sh: one argument at most (see tools/spdx.sh --help)" >&2
-  exit 2
-fi
-case "${1-}" in
-  "") ;;
-  --check) check=1 ;;
-  -h|--help) usage; exit 0 ;;
-  *) echo "spdx.sh: unknown argument: $1 (see tools/spdx.sh --help)" >&2
-     exit 2 ;;
-esac
+SCRIPT=spdx.sh
+. "$(dirname "$0")/args.sh" || exit 2
+parse_check "$@"
 
 cd "$(dirname "$0")/.." || exit 1
 

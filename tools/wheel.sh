@@ -22,12 +22,9 @@ python=${PYTHON:-/usr/bin/python3}
 library=""
 xnnpack_library=""
 stage_only=""
-# The header above, without its comment marks.
-usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
-bad_usage() {
-  echo "wheel.sh: $1 (see tools/wheel.sh --help)" >&2
-  exit 2
-}
+SCRIPT=wheel.sh
+. "$(dirname "$0")/args.sh" || exit 2
+usage() { usage_from_header; }
 
 args=()
 while [ $# -gt 0 ]; do

@@ -29,7 +29,7 @@ typedef struct rcupool_manager rcupool_t;
  * manager's idle policy). pthreadpool's workers spin (busy-wait) for a while
  * before they sleep, so a job that follows soon finds them awake, and the
  * CPU they spin on is lost to every other thread; yielding workers go to
- * sleep at once. The README ("Idle workers") has both sides measured.
+ * sleep at once. benchmarks/README.md ("Idle workers") has both sides measured.
  */
 typedef enum rcupool_idle {
   /* The library's choice: RCUPOOL_IDLE_YIELD. */
@@ -47,8 +47,8 @@ typedef struct rcupool_options {
   /* Thread count of the first pool and of rcupool_reset(m, 0). 0: the
    * default count, computed at create and again at every
    * rcupool_reset(m, 0): cpuinfo's performance cores in the calling
-   * thread's affinity mask, capped by the cgroup CPU quota (README,
-   * "Default size"). At most RCUPOOL_MAX_THREADS. */
+   * thread's affinity mask, capped by the cgroup CPU quota
+   * (docs/default-size.md). At most RCUPOOL_MAX_THREADS. */
   size_t threads;
   /* Appended fields (those above keep their offsets). */
   /* The idle policy (RCUPOOL_IDLE_DEFAULT: the library's); change it later
@@ -60,8 +60,8 @@ typedef struct rcupool_options {
    * lives unused (0: RCUPOOL_WARM_MS_DEFAULT). warm_pools: how many warm
    * pools at most; beyond it the longest unused go first (0:
    * RCUPOOL_WARM_POOLS_DEFAULT; RCUPOOL_WARM_NONE: keep none, a pool goes
-   * at the first expiry pass after its last pin). Change both later with
-   * rcupool_set_warm(). */
+   * at the first expiry pass or barrier after its last pin). Change both
+   * later with rcupool_set_warm(). */
   uint32_t warm_ms;
   uint32_t warm_pools;
 } rcupool_options_t;
@@ -135,7 +135,7 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * In a child created by fork(), the manager's pools have lost their worker
  * threads; until the child's first rcupool_parallelize_1d() outside a
  * scope, rcupool_pin() or rcupool_reset() creates a pool of the manager's
- * size, the current pool is a 1-thread pool (see README, "fork").
+ * size, the current pool is a 1-thread pool (see docs/flavours.md, "fork").
  */
 RCUPOOL_API rcupool_t *rcupool_default(void);
 
@@ -218,37 +218,6 @@ RCUPOOL_API int rcupool_set_idle(rcupool_t *m, rcupool_idle_t idle);
 RCUPOOL_API rcupool_idle_t rcupool_idle(rcupool_t *m);
 
 /*
- * Sets how long m keeps a warm pool (a pool that is not current and holds
- * no pin, kept for the next pin, scope or reset of its width) and how many
- * it keeps: warm_ms and warm_pools as in rcupool_options_t (0: the
- * default; warm_pools RCUPOOL_WARM_NONE: none). The default manager is
- * created implicitly: this is how its warm widths are chosen. Pools warm
- * now are judged by the new values at the next expiry pass (the reclaim
- * thread's, about warm_ms after a pool was last used, or a barrier's).
- * Returns: 0, or -EINVAL when m is NULL or warm_ms > RCUPOOL_WARM_MS_MAX
- *   (nothing is changed).
- * Threads: any.
- * Blocks: no (wakes the reclaim thread).
- * Lifetime: no pointers kept.
- */
-RCUPOOL_API int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms,
-                                 uint32_t warm_pools);
-
-/*
- * Frees m's warm pools now, for a process that knows it goes quiet: waits
- * for the retires already queued, releases every pool that is not current
- * and holds no pin, and waits until their threads are joined. A pool held
- * by a pin, the current pool, and a pool a parallel call is running on are
- * never freed by it.
- * Returns: the number of pools it freed (0 or more), or -EINVAL (m NULL),
- *   -EDEADLK and -EAGAIN as rcupool_barrier().
- * Threads: as rcupool_barrier().
- * Blocks: yes, as rcupool_barrier(), twice.
- * Lifetime: no pointers kept.
- */
-RCUPOOL_API int rcupool_trim(rcupool_t *m);
-
-/*
  * Waits until every pool of m that can be freed has been freed: every pool
  * that is not current, whose grace period has elapsed, that holds no pin
  * and that m does not keep warm (rcupool_set_warm(): a warm pool goes once
@@ -272,6 +241,38 @@ RCUPOOL_API int rcupool_trim(rcupool_t *m);
  * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_barrier(rcupool_t *m);
+
+/*
+ * Sets how long m keeps a warm pool (a pool that is not current and holds
+ * no pin, kept for the next pin, scope or reset of its width) and how many
+ * it keeps: warm_ms and warm_pools as in rcupool_options_t (0: the
+ * default; warm_pools RCUPOOL_WARM_NONE: none). The default manager is
+ * created implicitly: this is how its warm widths are chosen. Pools warm
+ * now are judged by the new values at the next expiry pass (the reclaim
+ * thread's, woken by this call, or a barrier's).
+ * Returns: 0, or -EINVAL when m is NULL or warm_ms > RCUPOOL_WARM_MS_MAX
+ *   (nothing is changed).
+ * Threads: any.
+ * Blocks: no (two atomic stores; wakes the reclaim thread, starting it if
+ *   absent).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms,
+                                 uint32_t warm_pools);
+
+/*
+ * Frees m's warm pools now, for a process that knows it goes quiet: waits
+ * for the retires already queued (as rcupool_barrier()), releases every
+ * pool that is not current and holds no pin, and waits until their threads
+ * are joined. The current pool, a pool held by a pin and a pool a parallel
+ * call is running on are never freed by it.
+ * Returns: the number of pools it released (0 or more), or -EINVAL (m
+ *   NULL), -EDEADLK or -EAGAIN as rcupool_barrier().
+ * Threads: as rcupool_barrier().
+ * Blocks: yes, as rcupool_barrier(), twice.
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_trim(rcupool_t *m);
 
 #ifdef __cplusplus
 } /* extern "C" */

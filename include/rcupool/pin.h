@@ -43,13 +43,13 @@ typedef struct rcupool_pin {
  * whose storage is lost without an unpin (say, a thread exits holding a
  * pin in its own stack) is leaked: its pool stays alive until the process
  * exits, and rcupool_destroy() of its manager returns -EBUSY (see the
- * README's misuse list).
+ * docs/misuse.md).
  * Returns: 0, or -EINVAL when m or pin is NULL, or -EBUSY when *pin is
  *   already holding a pool (unpin it first; nothing is changed).
  * Threads: any.
  * Blocks: no, except the first pin (or parallel call) in a fork child,
  *   which settles the default manager: it takes the writer lock and starts
- *   the pool's threads (see README, "fork"). It reads the current pool
+ *   the pool's threads (see docs/flavours.md, "fork"). It reads the current pool
  *   inside a read-side section, which registers a thread as
  *   rcupool_read_lock() says.
  * Lifetime: the pool stays alive until rcupool_unpin(pin); while a scope

@@ -62,7 +62,7 @@ RCUPOOL_API void rcupool_scope_exit(void);
  * manager, on any thread), or on a worker thread of an rcupool pool
  * (whatever it runs). Not detected: a task running on the very thread that
  * called pthreadpool_parallelize_*() directly on a pool; calling this on
- * the same pool from there deadlocks in pthreadpool (README, misuse table).
+ * the same pool from there deadlocks in pthreadpool (docs/misuse.md).
  * flags are pthreadpool's PTHREADPOOL_FLAG_*; under m's idle policy
  * RCUPOOL_IDLE_YIELD, PTHREADPOOL_FLAG_YIELD_WORKERS is added to them.
  *

@@ -3,8 +3,9 @@
 # tests/cmake_consumer, configured with find_package(rcupool CONFIG), built
 # and run against the CMake install: `consumer_test.sh shared` links
 # rcupool::rcupool (librcupool.so.0), `static` rcupool::rcupool_static.
-# The shared run also builds and runs the README's "From CMake" and
-# "From C++" snippets, copied out of README.md as they are.
+# The shared run also builds and runs examples/cpp (docs/building.md's
+# "From CMake" block and docs/cpp.md's example, which tests/docs checks
+# are those files as they are).
 # Usable outside Bazel: consumer_test.sh LINK PREFIX (CI, .ci/run).
 set -euo pipefail
 link=${1:?shared or static}
@@ -42,22 +43,9 @@ if [ "$link" = shared ]; then
   echo "$out"
   grep -q "^executorch consumer ok$" <<<"$out" || fail "unexpected executorch output"
 
-  # The README's snippets: the first ```LANG block after each heading.
-  readme=README.md
-  snippet() {  # snippet HEADING LANG
-    awk -v h="$1" -v lang="$2" '
-      $0 == h { inside = 1; next }
-      inside && $0 == "```" lang { copy = 1; next }
-      copy && $0 == "```" { exit }
-      copy { print }' "$readme"
-  }
-  mkdir -p "$tmp/readme"
-  snippet "### From CMake" cmake > "$tmp/readme/CMakeLists.txt"
-  snippet "### From C++" cpp > "$tmp/readme/app.cpp"
-  [ -s "$tmp/readme/CMakeLists.txt" ] || fail "no cmake block under '### From CMake' in README.md"
-  [ -s "$tmp/readme/app.cpp" ] || fail "no cpp block under '### From C++' in README.md"
-  build "$tmp/readme" "$tmp/readme-build" -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror -pedantic"
-  out=$("$tmp/readme-build/app") || fail "README app exited with $?"
-  echo "README snippet: $out"
+  # examples/cpp: the docs' CMake project and its C++ program, warnings as errors.
+  build examples/cpp "$tmp/example" -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror -pedantic"
+  out=$("$tmp/example/app") || fail "examples/cpp app exited with $?"
+  echo "examples/cpp: $out"
 fi
 echo "PASS"

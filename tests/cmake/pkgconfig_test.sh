@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Outside both build systems, against the CMake install: programs built
-# with nothing but cc and pkg-config, as README "From pkg-config" says.
+# with nothing but cc and pkg-config, as docs/building.md "From pkg-config" says.
 #   pool.c    the current pool used with pthreadpool   (rcupool)
 #   inline.c  the inlined read side                    (rcupool)
 #   xnn.c     an XNNPACK method through the backend    (rcupool-xnnpack)
@@ -24,14 +24,14 @@ libdir=$(pkg-config --variable=libdir rcupool)
 echo "rcupool: $flags"
 echo "rcupool-xnnpack: $xflags"
 echo "rcupool-executorch: $eflags"
-rpath="-Wl,-rpath,$libdir"   # README: how a program finds the library
+rpath="-Wl,-rpath,$libdir"   # docs/building.md: how a program finds the library
 cflags="-std=c11 -Wall -Wextra -Werror"
 
 for compiler in cc clang; do
   command -v $compiler >/dev/null || continue
   out="$tmp/$compiler"
   mkdir -p "$out"
-  # The README's command line, plus the RUNPATH.
+  # docs/building.md's command line, plus the RUNPATH.
   $compiler $cflags -o "$out/pool" $src/pool.c $flags $rpath || fail "$compiler pool.c"
   $compiler $cflags -o "$out/inline" $src/inline.c $flags $rpath || fail "$compiler inline.c"
   $compiler $cflags -o "$out/xnn" $src/xnn.c $xflags -lm $rpath || fail "$compiler xnn.c"

@@ -9,7 +9,7 @@
 # header stops with an #error that names C++11. rcupool.hpp also with
 # -fno-exceptions -fno-rtti, with the rcupool_pin_sized() branch turned on
 # (as the C header will once that function exists), and with its unit test
-# as the user of every template. The C++ pin idiom of the README
+# as the user of every template. The C++ pin idiom of the README and docs/cpp.md
 # (`rcupool_pin_t pin{};`) is compiled too, and so is ExecuTorch's run()
 # with every kind of callable it takes, and its guards.
 set -euo pipefail

@@ -93,7 +93,7 @@ TEST(RcupoolCreate, NullOutIsEinvalAndNotLogged) {
   EXPECT_TRUE(log.All().empty());
 }
 
-// A fork child's first pin settles the default manager (README "fork") and
+// A fork child's first pin settles the default manager (docs/flavours.md, "fork") and
 // logs it at debug level. ThreadSanitizer cannot follow a child of a
 // multi-threaded fork that starts threads (as tests/fork).
 TEST(RcupoolPin, InForkChildSettlesDefaultManagerAndLogsItAtDebugLevel) {

@@ -3,7 +3,7 @@
 // fork stays valid to unpin in the child and its scope runs parallel work
 // inline (its pool's workers do not exist there); a fork racing the first
 // call, a child whose pools cannot start, a child's first grace periods and
-// counts, a private manager's frees pending at fork. See README "fork". The
+// counts, a private manager's frees pending at fork. See docs/flavours.md, "fork". The
 // later cases run in a fresh process (RCUPOOL_RUN_IN_CHILD), so a hang is a
 // failure after a timeout.
 #include <errno.h>
@@ -38,7 +38,7 @@ namespace {
 
 // These cases check the default manager's lifetime without warm pools (a
 // barrier frees every pool that is neither current nor pinned); warm
-// widths, in a fork child too, are tests/warm's.
+// widths, in a fork child too, are tests/warm_test.cc's.
 RCUPOOL_TEST_DEFAULT_KEEPS_NO_WARM_POOLS();
 
 constexpr int kTimeoutS = 120;

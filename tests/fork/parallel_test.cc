@@ -23,7 +23,7 @@ namespace {
 
 // These cases check the default manager's lifetime without warm pools (a
 // barrier frees every pool that is neither current nor pinned); warm
-// widths, in a fork child too, are tests/warm's.
+// widths, in a fork child too, are tests/warm_test.cc's.
 RCUPOOL_TEST_DEFAULT_KEEPS_NO_WARM_POOLS();
 
 constexpr int kTimeoutS = 120;

@@ -122,7 +122,7 @@ TEST(RcupoolDlopen, SharedGivesOnePoolStaticGivesOneManagerAndPoolEach) {
             std::string::npos)
       << out;
   // The static extensions stay loaded until exit: their managers' worker
-  // threads run code of the objects they loaded (see README).
+  // threads run code of the objects they loaded (see docs/building.md).
 }
 
 TEST(RcupoolCheckOneDefiner, RealBuildOutputHasExactlyOneDefiner) {

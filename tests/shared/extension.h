@@ -10,7 +10,7 @@
  * (one manager per process) and linking the static library (a private
  * manager per extension: the control).
  *
- * Rules an extension follows so it can be dlclose'd (see README):
+ * Rules an extension follows so it can be dlclose'd (see docs/building.md):
  *   - it releases every pin it holds and leaves every scope before unload;
  *   - it restores the log hook if it installed one, in its destructor;
  *   - it registers nothing else with the library (no callback of its code

@@ -135,7 +135,7 @@ TEST(RcupoolForkHost, TwoSharedLibraryUsersForkHundredTimesWhileBusyChildrenWork
 }
 
 // An application that registers liburcu-bp's fork hooks itself, as
-// liburcu's documentation asks, after loading the extensions (README,
+// liburcu's documentation asks, after loading the extensions (docs/flavours.md,
 // "fork": registered before an rcupool copy is loaded, its prepare would
 // run after that copy's and take liburcu-bp's locks a second time).
 TEST(RcupoolForkHost, ApplicationRegisteringUrcuBpHooksForksWhileBusy) {

@@ -63,7 +63,7 @@ rcupool_stats_t Stats(rcupool_t *m);
 // fails if destroy fails). The one-argument form keeps no warm pool
 // (RCUPOOL_WARM_NONE): a pool that is not current goes at the first
 // barrier after its last unpin, the lifetime most tests check; warm widths
-// have their own tests (tests/warm), which pass warm_ms and warm_pools.
+// have their own tests (tests/warm_test.cc), which pass warm_ms and warm_pools.
 class Manager {
  public:
   explicit Manager(size_t threads);

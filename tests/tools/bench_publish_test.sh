@@ -34,7 +34,7 @@ touch "$bin/lib/shared/librcupool.so.0" "$bin/lib/shared/librcupool_xnnpack.so.0
 # churn_bench its --timeline_out). FAIL_AT names one that exits 1;
 # HANG_AT one that writes its process id to $base/started and sleeps.
 for name in read_bench read_bench_shared dispatch_bench xnn_bench \
-    reset_bench sized_bench idle_bench churn_bench python_bench; do
+    reset_bench sized_bench idle_bench warm_bench churn_bench python_bench; do
   cat > "$bin/benchmarks/$name" <<PROG
 #!/bin/bash
 [ "\${FAIL_AT:-}" = $name ] && exit 1
@@ -138,7 +138,7 @@ rc=$?
 b="$tree/benchmarks"
 [ -e "$b/results/stale.json" ] && fail "good run: kept a result it did not write"
 for name in read_bench read_bench_shared dispatch_bench xnn_bench \
-    reset_bench sized_bench idle_bench churn_bench python_bench; do
+    reset_bench sized_bench idle_bench warm_bench churn_bench python_bench; do
   grep -q '"benchmarks"' "$b/results/$name.json" 2>/dev/null ||
     fail "good run: no new results/$name.json"
 done
@@ -146,7 +146,7 @@ done
 [ "$(cat "$b/RESULTS.md")" = "# new report" ] || fail "good run: RESULTS.md not replaced"
 [ "$(cat "$b/churn.png")" = "new picture" ] || fail "good run: churn.png not replaced"
 [ "$(cd "$b" && find . -print | LC_ALL=C sort | tr '\n' ' ')" = \
-  ". ./RESULTS.md ./churn.png ./results ./results/churn_bench.json ./results/churn_timeline.dat ./results/dispatch_bench.json ./results/idle_bench.json ./results/python_bench.json ./results/read_bench.json ./results/read_bench_shared.json ./results/reset_bench.json ./results/sized_bench.json ./results/xnn_bench.json " ] ||
+  ". ./RESULTS.md ./churn.png ./results ./results/churn_bench.json ./results/churn_timeline.dat ./results/dispatch_bench.json ./results/idle_bench.json ./results/python_bench.json ./results/read_bench.json ./results/read_bench_shared.json ./results/reset_bench.json ./results/sized_bench.json ./results/warm_bench.json ./results/xnn_bench.json " ] ||
   fail "good run: benchmarks/ holds: $(cd "$b" && find . -print | LC_ALL=C sort | tr '\n' ' ')"
 clean_tmp "good run"
 

@@ -11,12 +11,13 @@
 # called, no temporary file was left, and benchmarks/results/ (with
 # RESULTS.md and churn.png beside it) is byte for byte what it was.
 #
-# Scripts run from a copy of them in a scratch tree (scratch/tools/) whose
-# benchmarks/ holds files of known content, so a script that goes wrong
-# cannot reach this checkout. Stand-ins first on PATH (bazel, cmake, ninja,
-# apt-get, sudo, dpkg-query, gnuplot, python3, pip) log each call and
-# succeed, so a script that ignores its arguments goes on and gets caught
-# at what it does next. Programs (no "#!") run where Bazel put them.
+# Scripts run from a copy of them in a scratch tree (scratch/tools/, with
+# the tools/args.sh they source) whose benchmarks/ holds files of known
+# content, so a script that goes wrong cannot reach this checkout.
+# Stand-ins first on PATH (bazel, cmake, ninja, apt-get, sudo, dpkg-query,
+# gnuplot, python3, pip) log each call and succeed, so a script that
+# ignores its arguments goes on and gets caught at what it does next.
+# Programs (no "#!") run where Bazel put them.
 set -uo pipefail
 
 # Under --config=tsan, TSAN_OPTIONS names its suppressions file relative to
@@ -35,6 +36,7 @@ stubs="$base/stubs"
 calls="$base/calls.log"
 tmp="$base/tmp"
 mkdir -p "$scratch/tools" "$scratch/benchmarks/results" "$stubs" "$tmp"
+cp -L tools/args.sh "$scratch/tools/"
 : > "$calls"
 
 for tool in bazel cmake ninja apt-get apt sudo dpkg-query gnuplot python3 pip pip3; do

@@ -196,7 +196,7 @@ def reset_num_threads() -> int:
     again now, as ``rcupool_reset(m, 0)`` reads it: ``RCUPOOL_NUM_THREADS``
     when it was set (read once per process), else the performance cores in
     the calling thread's CPU affinity mask capped by the process's cgroup
-    CPU quota (README, "Default size"). Otherwise as
+    CPU quota (docs/default-size.md). Otherwise as
     :func:`set_num_threads`: safe at any time, a live pool of that size is
     reused, blocks while a new pool's threads start.
 
@@ -328,7 +328,7 @@ def set_idle(policy: str) -> None:
     ``"yield"`` (the default): they sleep at once. ``"spin"``: they spin a
     while first, so a parallel call soon after starts sooner, but the CPU
     they spin on (tens of milliseconds after every call) is lost to every
-    other thread and process (README, "Idle workers"). Applies to the
+    other thread and process (benchmarks/README.md, "Idle workers"). Applies to the
     calls that start afterwards, XNNPACK runtimes created afterwards
     included.
 

@@ -8,7 +8,7 @@
  * librcupool_executorch.so.0, so a process that loads several extensions
  * built on it holds one get_threadpool() and one pool.
  *
- * What changes against the original (README, "From ExecuTorch"):
+ * What changes against the original (docs/executorch.md):
  *   - _unsafe_reset_threadpool() is safe at any time, from any thread: a
  *     reset publishes a new pool and never frees one that is in use.
  *   - get_pthreadpool() is valid only until the next reset (see below);
@@ -168,7 +168,7 @@ class RCUPOOL_ET_API ThreadPool final {
    *     while the call runs.
    * After the call the pool's workers sleep at once, or spin a while first,
    * as the default manager's idle policy says (rcupool_set_idle() on
-   * manager(); RCUPOOL_IDLE_YIELD unless set: README, "Idle workers").
+   * manager(); RCUPOOL_IDLE_YIELD unless set: benchmarks/README.md, "Idle workers").
    * ExecuTorch's original serializes every run() through one global mutex;
    * this one takes no lock of its own (the pool is read lock-free). Calls
    * on different pools run at the same time; calls that land on the same

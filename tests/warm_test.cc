@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/in_child.h"
 #include "tests/support/support.h"
 
 using rcupool_test::Manager;
@@ -345,6 +346,40 @@ TEST(RcupoolWarm, GuardChurnAtEightWidthsWithResetterKeepsPoolsAliveBounded) {
   EXPECT_LE(peak, 8u + 4u);
   EXPECT_LE(s.pools_created, 8u + 4u);
   EXPECT_LE(s.pools_alive, 8u + 1u);
+}
+
+}  // namespace
+
+namespace {
+
+// A warm pool a fork child inherits has no workers there: the child lets it
+// go (it is never reused), and a guard of that width in the child starts a
+// pool of its own and runs on it.
+TEST(RcupoolWarm, ForkChildFreesInheritedWarmPoolAndStartsItsOwnForThatWidth) {
+  SKIP_UNDER_TSAN();
+  Manager m(1, 0, 0);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
+  rcupool_unpin(&pin);
+  ASSERT_EQ(Stats(m).pools_idle, 1u);
+  rcupool_t *mm = m;
+  int code = rcupool_test::ForkAndWait([mm] {
+    rcupool_stats_t s{};
+    if (rcupool_get_stats(mm, &s) != 0) return 10;
+    if (s.pools_idle != 0) return 11;  // let go by the child handler
+    const uint64_t created = s.pools_created;
+    rcupool_pin_t p{};
+    if (rcupool_pin_sized(mm, 3, &p) != 0) return 12;
+    if (!ParallelSumIsRight(rcupool_pin_pthreadpool(&p), 1000)) return 13;
+    rcupool_unpin(&p);
+    if (rcupool_get_stats(mm, &s) != 0) return 14;
+    if (s.pools_created != created + 1) return 15;
+    if (rcupool_trim(mm) < 0) return 16;
+    if (rcupool_get_stats(mm, &s) != 0) return 17;
+    return s.pools_alive == 1 ? 0 : 18;
+  });
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(Stats(m).pools_idle, 1u);  // the parent's stays warm
 }
 
 }  // namespace

@@ -1,0 +1,15 @@
+import rcupool
+
+rcupool.set_num_threads(4)      # safe at any time, also after models are loaded
+assert rcupool.get_num_threads() == 4
+default = rcupool.reset_num_threads()  # back to the default count (rcupool_reset(m, 0)); returns it
+print("default:", default, rcupool.stats())  # stats(): a frozen dataclass, every field of rcupool_stats_t
+rcupool.barrier()               # free what is freeable now
+rcupool.set_idle("spin")        # workers spin after a job ("yield", the default: sleep)
+rcupool.set_idle("yield")
+with rcupool.threads(2) as block:  # this thread's extension calls run on a 2-thread pool
+    assert block.pool_threads == 2   # (model.run(x) would go here)
+    assert rcupool.get_num_threads() == default  # the process-wide count is unchanged
+print("version", rcupool.__version__)  # "0.1.0": the loaded library's rcupool_version()
+print("headers", rcupool.get_include())  # rcupool/{rcupool.h,rcupool.hpp,inline.h,xnnpack.h}
+print("library", rcupool.get_library_dir())  # librcupool.so.0 (and librcupool_xnnpack.so.0)
