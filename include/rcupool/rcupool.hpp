@@ -2,7 +2,8 @@
  * rcupool/rcupool.hpp: a header-only C++ layer over <rcupool/rcupool.h>.
  *
  *   rcupool::Manager       a non-owning handle: Manager::process(), reset,
- *                          threads, generation, barrier, stats, parallelize_1d
+ *                          threads, generation, set_idle, set_warm, barrier,
+ *                          trim, stats
  *   rcupool::OwnedManager  a private manager (rcupool_create/destroy), move-only
  *   rcupool::Pin           a move-only pin: Pin::current(m, pin) pins, the
  *                          destructor (or reset()) unpins exactly once
@@ -91,7 +92,9 @@ class Manager {
   /*
    * The C calls of the same name on get(): rcupool_reset(),
    * rcupool_threads(), rcupool_generation(), rcupool_set_idle() (whether
-   * workers spin or sleep after a job), rcupool_idle(), rcupool_barrier(),
+   * workers spin or sleep after a job), rcupool_idle(), rcupool_set_warm()
+   * (how long and how many unused widths stay warm), rcupool_barrier(),
+   * rcupool_trim() (frees the warm pools now; the count freed),
    * rcupool_get_stats().
    * Returns: what the C call returns.
    * Threads: as the C call.
@@ -107,9 +110,14 @@ class Manager {
     return rcupool_set_idle(m_, idle);
   }
   rcupool_idle_t idle() const noexcept { return rcupool_idle(m_); }
+  RCUPOOL_HPP_NODISCARD int set_warm(std::uint32_t warm_ms,
+                                     std::uint32_t warm_pools) const noexcept {
+    return rcupool_set_warm(m_, warm_ms, warm_pools);
+  }
   RCUPOOL_HPP_NODISCARD int barrier() const noexcept {
     return rcupool_barrier(m_);
   }
+  RCUPOOL_HPP_NODISCARD int trim() const noexcept { return rcupool_trim(m_); }
   RCUPOOL_HPP_NODISCARD int stats(rcupool_stats_t &out) const noexcept {
     return rcupool_get_stats(m_, &out);
   }
@@ -143,7 +151,8 @@ class OwnedManager {
 
   /*
    * rcupool_create(opts, ...) into out, which must be empty; opts may be
-   * null. The second form: a zero-initialised opts with its thread count.
+   * null (defaults). The second form: a zero-initialised opts with its
+   * thread count (so the default idle policy and warm widths).
    * Returns: 0, -EBUSY when out is not empty (nothing is created), or the
    *   error of rcupool_create().
    * Threads: any.

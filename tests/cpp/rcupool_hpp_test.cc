@@ -36,6 +36,23 @@ size_t Pins(rcupool::Manager m) {
   return s.pins;
 }
 
+// A private manager that keeps no warm pool (RCUPOOL_WARM_NONE), made
+// through the options form of OwnedManager::create(): a pool that is not
+// current goes at the first barrier after its last unpin, the lifetime the
+// tests below check. Warm widths have tests of their own further down.
+int CreateKeepingNoWarmPool(size_t threads, rcupool::OwnedManager &m) {
+  rcupool_options_t opts{};
+  opts.threads = threads;
+  opts.warm_pools = RCUPOOL_WARM_NONE;
+  return rcupool::OwnedManager::create(&opts, m);
+}
+
+rcupool_stats_t StatsOf(rcupool::Manager m) {
+  rcupool_stats_t s{};
+  EXPECT_EQ(m.stats(s), 0);
+  return s;
+}
+
 struct ThreadSet {
   std::mutex mu;
   std::set<std::thread::id> ids;
@@ -95,7 +112,7 @@ TEST(RcupoolHppPin, MoveConstructionEmptiesSourceAndUnpinsOnce) {
 TEST(RcupoolHppPin, MoveAssignmentUnpinsTheTargetsPoolFirst) {
   WarningCounter warnings;
   rcupool::OwnedManager m;
-  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  ASSERT_EQ(CreateKeepingNoWarmPool(2, m), 0);
   rcupool::Pin two, three;
   ASSERT_EQ(rcupool::Pin::current(m, two), 0);
   ASSERT_EQ(m.manager().reset(3), 0);
@@ -110,8 +127,6 @@ TEST(RcupoolHppPin, MoveAssignmentUnpinsTheTargetsPoolFirst) {
   three.reset();  // empty: a no-op, not a second unpin
   EXPECT_EQ(warnings.count(), 0);
   ASSERT_EQ(m.manager().barrier(), 0);
-  // Unpinned, the 2-thread pool is warm (kept for its width): trim frees it.
-  ASSERT_GE(rcupool_trim(m.get()), 0);
   rcupool_stats_t s{};
   ASSERT_EQ(m.manager().stats(s), 0);
   EXPECT_EQ(s.pools_alive, 1u);  // the 2-thread pool was freed
@@ -203,7 +218,7 @@ TEST(RcupoolHppScope, NestedScopesInnermostWinsAndExitRestoresOuter) {
 
 TEST(RcupoolHppReadGuard, CurrentIsTheCurrentPoolAndOutlivesAResetInside) {
   rcupool::OwnedManager m;
-  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  ASSERT_EQ(CreateKeepingNoWarmPool(2, m), 0);
   rcupool::Pin p;
   ASSERT_EQ(rcupool::Pin::current(m, p), 0);
   {
@@ -222,8 +237,6 @@ TEST(RcupoolHppReadGuard, CurrentIsTheCurrentPoolAndOutlivesAResetInside) {
     EXPECT_EQ(g.current(nullptr), nullptr);
   }
   ASSERT_EQ(m.manager().barrier(), 0);
-  // Once retired and left, the 2-thread pool is warm: trim frees it.
-  ASSERT_GE(rcupool_trim(m.get()), 0);
   rcupool_stats_t s{};
   ASSERT_EQ(m.manager().stats(s), 0);
   EXPECT_EQ(s.pools_alive, 1u);  // freed once the section was left
@@ -282,6 +295,88 @@ TEST(RcupoolHppManager, SetIdleForwardsAndIdleReadsItBack) {
   EXPECT_EQ(m.manager().set_idle(static_cast<rcupool_idle_t>(7)), -EINVAL);
   EXPECT_EQ(m.manager().idle(), RCUPOOL_IDLE_YIELD);
   EXPECT_EQ(rcupool::Manager().idle(), RCUPOOL_IDLE_DEFAULT);
+}
+
+TEST(RcupoolHppManager, TrimFreesTheWarmPoolOfAnUnpinnedWidthAndCountsIt) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);  // warm defaults
+  {
+    rcupool::Pin p;
+    ASSERT_EQ(rcupool::Pin::sized(m, 3, p), 0);
+  }
+  ASSERT_EQ(m.manager().barrier(), 0);
+  rcupool_stats_t s = StatsOf(m);
+  EXPECT_EQ(s.pools_alive, 2u);  // the barrier leaves the warm width alone
+  EXPECT_EQ(s.pools_idle, 1u);
+  EXPECT_EQ(s.threads_idle, 3u);
+  EXPECT_EQ(m.manager().trim(), 1);
+  s = StatsOf(m);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pools_idle, 0u);
+  EXPECT_EQ(s.threads_idle, 0u);
+  EXPECT_EQ(s.threads_alive, 2u);
+  EXPECT_EQ(m.manager().trim(), 0);  // nothing warm left
+  EXPECT_EQ(m.manager().threads(), 2u);
+}
+
+TEST(RcupoolHppManager, TrimKeepsAPinnedWidthAndTheCurrentPool) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  rcupool::Pin p;
+  ASSERT_EQ(rcupool::Pin::sized(m, 3, p), 0);
+  EXPECT_EQ(m.manager().trim(), 0);
+  EXPECT_EQ(StatsOf(m).pools_alive, 2u);
+  EXPECT_EQ(pthreadpool_get_threads_count(p.pthreadpool()), 3u);
+  p.reset();
+  EXPECT_EQ(m.manager().trim(), 1);
+  EXPECT_EQ(StatsOf(m).pools_alive, 1u);
+  EXPECT_EQ(rcupool::Manager().trim(), -EINVAL);
+}
+
+TEST(RcupoolHppManager, SetWarmNoneLetsTheBarrierFreeAWidthAndRejectsTooLong) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(2, m), 0);
+  EXPECT_EQ(m.manager().set_warm(RCUPOOL_WARM_MS_MAX + 1, 0), -EINVAL);
+  EXPECT_EQ(rcupool::Manager().set_warm(0, 0), -EINVAL);
+  ASSERT_EQ(m.manager().set_warm(RCUPOOL_WARM_MS_MAX, RCUPOOL_WARM_NONE), 0);
+  {
+    rcupool::Pin p;
+    ASSERT_EQ(rcupool::Pin::sized(m, 3, p), 0);
+  }
+  ASSERT_EQ(m.manager().barrier(), 0);
+  rcupool_stats_t s = StatsOf(m);
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pools_idle, 0u);
+  ASSERT_EQ(m.manager().set_warm(0, 0), 0);  // the defaults again
+  {
+    rcupool::Pin p;
+    ASSERT_EQ(rcupool::Pin::sized(m, 3, p), 0);
+  }
+  ASSERT_EQ(m.manager().barrier(), 0);
+  EXPECT_EQ(StatsOf(m).pools_idle, 1u);
+}
+
+TEST(RcupoolHppOwnedManager, CreateWithWarmOptionsKeepsOrRejects) {
+  rcupool_options_t opts{};
+  opts.threads = 1;
+  opts.warm_ms = RCUPOOL_WARM_MS_MAX + 1;
+  rcupool::OwnedManager m;
+  EXPECT_EQ(rcupool::OwnedManager::create(&opts, m), -EINVAL);
+  EXPECT_FALSE(m);
+  opts.warm_ms = RCUPOOL_WARM_MS_MAX;
+  opts.warm_pools = 1;  // one warm width at most
+  ASSERT_EQ(rcupool::OwnedManager::create(&opts, m), 0);
+  for (size_t width : {2, 3}) {
+    {
+      rcupool::Pin p;
+      ASSERT_EQ(rcupool::Pin::sized(m, width, p), 0);
+    }
+    // An expiry pass sees the 2-thread width unused before the 3-thread one.
+    ASSERT_EQ(m.manager().barrier(), 0);
+  }
+  rcupool_stats_t s = StatsOf(m);
+  EXPECT_EQ(s.pools_idle, 1u);  // the 2-thread width went first
+  EXPECT_EQ(s.threads_idle, 3u);
 }
 
 TEST(RcupoolHppOwnedManager, CreateIntoHoldingHandleIsBusy) {

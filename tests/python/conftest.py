@@ -49,12 +49,12 @@ def sample_xnnpack(sample_dir):
 
 @pytest.fixture(autouse=True)
 def restore_thread_count():
-    """Every test starts and ends with the same pool size and no freeable
-    pool left."""
+    """Every test starts and ends with the same pool size and no pool left
+    but the current one (none freeable, none warm)."""
     before = rcupool.get_num_threads()
     yield
     rcupool.set_num_threads(before)
-    rcupool.barrier()
+    rcupool.trim()
 
 
 def run_python(code: str, sample_dir: str, timeout: float = 60.0,

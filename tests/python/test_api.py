@@ -13,7 +13,6 @@ import re
 import pytest
 
 import rcupool
-import warm
 from rcupool import _native
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -21,8 +20,14 @@ HEADER = os.path.join(ROOT, "include", "rcupool", "rcupool.h")
 
 
 def header_text() -> str:
+    """rcupool.h and the headers of the same folder it includes (the API
+    by concept: manager.h, stats.h, ...), one after the other."""
     with open(HEADER) as f:
-        return f.read()
+        text = f.read()
+    for name in re.findall(r"^#include <rcupool/(\w+\.h)>", text, re.M):
+        with open(os.path.join(os.path.dirname(HEADER), name)) as f:
+            text += f.read()
+    return text
 
 
 def test_set_num_threads_then_get_num_threads_returns_it():
@@ -55,15 +60,18 @@ def test_stats_is_frozen_dataclass_with_every_field_of_c_struct():
     assert all(isinstance(getattr(s, n), int) for n in c_fields)
 
 
-def test_barrier_after_reset_leaves_only_the_current_pool():
+def test_barrier_after_reset_leaves_the_current_pool_and_the_warm_width():
     rcupool.set_num_threads(2)
+    rcupool.trim()
     rcupool.set_num_threads(3)
     rcupool.barrier()
-    assert warm.trim() >= 0  # the retired 2-thread pool is warm: trim frees it
     s = rcupool.stats()
-    assert s.pools_alive == 1
-    assert s.threads_alive == 3
+    assert (s.pools_alive, s.pools_idle) == (2, 1)
+    assert s.threads_alive == 5
     assert s.frees_pending == 0
+    assert rcupool.trim() == 1
+    s = rcupool.stats()
+    assert (s.pools_alive, s.threads_alive, s.pools_idle) == (1, 3, 0)
 
 
 def test_max_threads_matches_header():
@@ -73,8 +81,8 @@ def test_max_threads_matches_header():
 
 def test_get_include_holds_the_header_of_this_checkout():
     path = os.path.join(rcupool.get_include(), "rcupool", "rcupool.h")
-    with open(path) as f:
-        assert f.read() == header_text()
+    with open(path) as got, open(HEADER) as want:
+        assert got.read() == want.read()
 
 
 def test_get_library_dir_holds_librcupool_so_0_that_is_loaded():

@@ -17,7 +17,6 @@ import pytest
 
 import rcupool
 import storm
-import warm
 from conftest import (run_python, skip_fork_under_tsan,
                       skip_fork_while_allocating_under_asan)
 
@@ -66,8 +65,7 @@ def test_reset_under_pinning_method_logs_kept_at_info_from_reclaim_thread(
         assert kept[0].thread == threading.get_ident()
     finally:
         sample_parallel.unload(1)
-    rcupool.barrier()
-    assert warm.trim() >= 0  # unpinned, the 2-thread pool is warm: trim frees it
+    rcupool.trim()  # a barrier would leave the 2-thread width warm
     assert records.matching("no pins") or records.matching("free pool")
 
 
@@ -104,7 +102,6 @@ import logging, sys, threading, os
 logging.basicConfig(level=logging.DEBUG, stream=sys.stdout,
                     format="%(threadName)s %(message)s")
 import rcupool, rcupool_sample_parallel as ext
-import warm
 
 def churn(slot):
     i = 0
@@ -114,12 +111,11 @@ def churn(slot):
         rcupool.set_num_threads(1 + i % 4)
         ext.unload(slot)
 
-# A pool retired while nothing pins it: freed by the reclaim thread, its
-# record emitted at the end of barrier(), on this thread.
+# A pool retired while nothing pins it: kept warm, freed by trim() on the
+# reclaim thread, its record emitted at the end of trim(), on this thread.
 rcupool.set_num_threads(7)
 rcupool.set_num_threads(6)
-rcupool.barrier()
-assert warm.trim() >= 0  # the retired 7-thread pool is warm: trim frees it
+rcupool.trim()
 for slot in range(3):
     threading.Thread(target=churn, args=(slot,), daemon=True).start()
 import time; time.sleep(0.3)
@@ -133,7 +129,7 @@ def test_interpreter_exit_while_library_threads_log_neither_hangs_nor_crashes(
     out = run_python(CHURN, sample_dir, timeout=60)
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
     assert "exiting" in out.stdout, out.stdout[-2000:]
-    # the reclaim thread's record, emitted by the caller of barrier()
+    # the reclaim thread's record, emitted by the caller of trim()
     assert re.search(r"^MainThread manager \S+: free pool \S+ \(7 threads\)",
                      out.stdout, re.M), out.stdout[-2000:]
 

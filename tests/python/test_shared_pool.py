@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 
 import rcupool
-import warm
 from samples import run_cmd
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -63,7 +62,8 @@ def test_method_pinned_before_reset_keeps_its_pool_and_size(sample_parallel):
     finally:
         sample_parallel.unload(0)
     rcupool.barrier()
-    assert warm.trim() >= 0  # unpinned, the 2-thread pool is warm: trim frees it
+    assert rcupool.stats().pools_idle == 1  # unpinned: its width is warm
+    assert rcupool.trim() == 1
     assert rcupool.stats().pools_alive == 1
 
 

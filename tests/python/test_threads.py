@@ -11,7 +11,6 @@ import pytest
 
 import rcupool
 import storm
-import warm
 from conftest import run_python
 
 
@@ -26,7 +25,9 @@ def test_threads_block_runs_extension_on_its_width_and_leaves_count(sample_paral
     s = rcupool.stats()
     assert (s.threads, s.generation) == (2, gen)
     rcupool.barrier()
-    assert warm.trim() >= 0  # the block's 3-thread pool is warm: trim frees it
+    s = rcupool.stats()
+    assert (s.pools_alive, s.pools_idle) == (2, 1)  # 3 stays warm
+    assert rcupool.trim() == 1
     assert rcupool.stats().pools_alive == 1
 
 
@@ -242,7 +243,7 @@ def test_threads_interrupt_in_the_drain_after_entry_leaves_nothing_open():
     logger = logging.getLogger("rcupool")
     old_level = logger.level
     logger.setLevel(logging.DEBUG)
-    rcupool.barrier()  # nothing queued; pools of 5 threads gone
+    rcupool.trim()  # nothing queued; no pool of 5 threads, warm or not
     handler = InterruptOnRecord()
     logger.addHandler(handler)
     try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 
 import rcupool
-import warm
 from conftest import UNDER_TSAN, run_python
 
 MAX_ERROR = 1e-4  # as tests/xnnpack/method.h
@@ -29,28 +28,24 @@ def test_method_loaded_then_resets_to_16_4_and_20_alternating_outputs_match_refe
             assert method.pool()[2] == 2  # the method keeps its pool
             err = method.run()
             assert err < MAX_ERROR, f"run after reset {i + 1} to {n}: {err}"
-        rcupool.barrier()
-        assert warm.trim() >= 0  # retired, unpinned pools are warm: trimmed
+        rcupool.trim()  # every width but the method's and the current one
         s = rcupool.stats()
         assert (s.pins, s.pools_alive, s.pools_kept) == (1, 2, 1)
     finally:
         method.drop()
-    rcupool.barrier()
-    assert warm.trim() >= 0  # dropped, the method's pool is warm: trimmed
+    assert rcupool.trim() == 1
     assert rcupool.stats().pools_alive == 1
 
 
 CHURN = """
 import os, sys
 import rcupool, rcupool_sample_xnnpack as ext
-import warm
 
 def os_threads():
     return len(os.listdir("/proc/self/task"))
 
 rcupool.set_num_threads(1)
-rcupool.barrier()
-assert warm.trim() >= 0  # the first pool, retired, is warm: trim frees it
+rcupool.trim()  # the first pool, warm since the reset
 # This process's threads besides pools: the main thread and, since the
 # first pool was retired, the library's reclaim thread (its constant);
 # ThreadSanitizer adds one of its own.
@@ -62,8 +57,7 @@ for n in range(1, 17):
     err = m.run()
     assert err < 1e-4, (n, err)
     m.drop()
-rcupool.barrier()
-assert warm.trim() >= 0  # pools 1..15, retired and dropped, are warm
+rcupool.trim()  # the warm widths 1..15
 s = rcupool.stats()
 print(s.pools_alive, s.pools_kept, s.threads_alive, s.pins, baseline, os_threads())
 """

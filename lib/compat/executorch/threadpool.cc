@@ -35,14 +35,16 @@ bool ThreadPool::_unsafe_reset_threadpool(uint32_t num_threads) {
 }
 
 void ThreadPool::_unsafe_destroy_threadpool() {
-  int err = rcupool_barrier(manager_);
-  if (err != 0)
+  int err = trim();
+  if (err < 0)
     rcupool_log(RCUPOOL_LOG_WARN,
                 "executorch threadpool: _unsafe_destroy_threadpool() called "
                 "where it would wait for itself (in a task or a read-side "
                 "section): %d; nothing freed",
                 err);
 }
+
+int ThreadPool::trim() { return rcupool_trim(manager_); }
 
 void ThreadPool::run_task(void (*task)(void *, size_t), void *ctx,
                           size_t range) {

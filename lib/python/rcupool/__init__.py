@@ -32,6 +32,9 @@ from . import _log, _native, _scope
 __all__ = [
     "MAX_THREADS",
     "Stats",
+    "WARM_MS_DEFAULT",
+    "WARM_MS_MAX",
+    "WARM_POOLS_DEFAULT",
     "barrier",
     "get_include",
     "get_idle",
@@ -40,8 +43,10 @@ __all__ = [
     "reset_num_threads",
     "set_idle",
     "set_num_threads",
+    "set_warm",
     "stats",
     "threads",
+    "trim",
 ]
 
 #: The version of the loaded librcupool.so.0, ``"MAJOR.MINOR.PATCH"``
@@ -52,6 +57,18 @@ __version__: str = _native.lib.rcupool_version().decode("ascii")
 #: (``RCUPOOL_MAX_THREADS``).
 MAX_THREADS: int = _native.MAX_THREADS
 
+#: How long, in milliseconds, an unused pool width stays warm unless
+#: :func:`set_warm` says otherwise (``RCUPOOL_WARM_MS_DEFAULT``).
+WARM_MS_DEFAULT: int = _native.WARM_MS_DEFAULT
+
+#: How many unused pool widths stay warm at most unless :func:`set_warm`
+#: says otherwise (``RCUPOOL_WARM_POOLS_DEFAULT``).
+WARM_POOLS_DEFAULT: int = _native.WARM_POOLS_DEFAULT
+
+#: The longest linger :func:`set_warm` accepts, in milliseconds (one hour,
+#: ``RCUPOOL_WARM_MS_MAX``).
+WARM_MS_MAX: int = _native.WARM_MS_MAX
+
 
 @dataclasses.dataclass(frozen=True)
 class Stats:
@@ -60,7 +77,8 @@ class Stats:
     Attributes:
         generation: pools published so far (the first pool is 1).
         threads: the current pool's thread count.
-        pools_alive: the current pool plus retired pools not yet freed.
+        pools_alive: the current pool plus every other pool not yet freed
+            (retired by a reset, started for a :func:`threads` block, warm).
         pools_kept: retired pools past their grace period, still pinned.
         pins: pins held on all pools.
         resets: resets that changed the current pool.
@@ -73,6 +91,10 @@ class Stats:
             :func:`threads` block (a sized pin) and never made current.
         log_dropped: log records the library lost to a full queue, process
             wide (each loss is announced by a warning on the logger).
+        pools_idle: warm pools: alive, not current, held by nothing but the
+            manager, kept for the next block or reset of their width (see
+            :func:`set_warm`; :func:`trim` frees them).
+        threads_idle: the sum of the thread counts of the warm pools.
     """
 
     generation: int
@@ -88,6 +110,8 @@ class Stats:
     threads_alive: int
     pools_never_current: int
     log_dropped: int
+    pools_idle: int
+    threads_idle: int
 
 
 def _raise_errno(err: int, what: str) -> None:
@@ -105,6 +129,21 @@ def _manager() -> int:
     return m
 
 
+def _integer(n: Any, what: str) -> int:
+    """An int (or an object with ``__index__``, bool excluded) as an int.
+
+    Raises ValueError for a bool or a non-integral number, TypeError for
+    anything that is not a number; ``what`` names the argument.
+    """
+    if isinstance(n, bool):
+        raise ValueError(f"{what} must be an integer, not {n!r}")
+    if isinstance(n, numbers.Integral) or hasattr(type(n), "__index__"):
+        return operator.index(n)
+    if isinstance(n, numbers.Number):
+        raise ValueError(f"{what} must be an integer, not {n!r}")
+    raise TypeError(f"{what} must be an int, not {type(n).__name__}")
+
+
 def _thread_count(n: Any, zero_hint: str = "") -> int:
     """Validates a thread count: an int (or an object with ``__index__``,
     bool excluded) in 1..MAX_THREADS. zero_hint is added to the message for
@@ -113,15 +152,7 @@ def _thread_count(n: Any, zero_hint: str = "") -> int:
     Raises ValueError for a bool, a non-integral number or a count out of
     range, TypeError for anything that is not a number.
     """
-    if isinstance(n, bool):
-        raise ValueError(f"thread count must be an integer, not {n!r}")
-    if isinstance(n, numbers.Integral) or hasattr(type(n), "__index__"):
-        value = operator.index(n)
-    elif isinstance(n, numbers.Number):
-        raise ValueError(f"thread count must be an integer, not {n!r}")
-    else:
-        raise TypeError(
-            f"thread count must be an int, not {type(n).__name__}")
+    value = _integer(n, "thread count")
     if value < 1 or value > MAX_THREADS:
         raise ValueError(
             f"thread count must be in 1..{MAX_THREADS}, not {value}"
@@ -209,8 +240,10 @@ def stats() -> Stats:
 def barrier() -> None:
     """Waits until every pool that can be freed now has been freed.
 
-    Pools still held by a loaded model stay alive. Blocks for at least one
-    grace period (a retired pool is freed about 0.1 ms after it may be).
+    Pools still held by a loaded model stay alive, and so do warm pools
+    (widths kept for their next use, :func:`set_warm`): :func:`trim` frees
+    those. Blocks for at least one grace period (a retired pool is freed
+    about 0.1 ms after it may be).
 
     Raises:
         OSError: ``EDEADLK`` when called from inside a parallel task.
@@ -222,6 +255,71 @@ def barrier() -> None:
         _log.drain()
     if err != 0:
         _raise_errno(err, "rcupool_barrier")
+
+
+def trim() -> int:
+    """Frees the warm pools now, and returns how many it freed.
+
+    For a process that knows it goes quiet (``rcupool_trim()``): it waits
+    for the resets already made, frees every pool that is not the current
+    one and that nothing holds (no :func:`threads` block, no loaded model),
+    and returns once their threads are joined (``/proc/self/task`` no
+    longer lists them). The current pool and every pool in use stay. Blocks
+    for a few grace periods and the joins; the GIL is released meanwhile.
+
+    Raises:
+        OSError: ``EDEADLK`` when called from inside a parallel task,
+            ``EAGAIN`` when the library's reclaim thread cannot be started
+            (nothing is freed then; a later call tries again).
+    """
+    _log.sync_level()
+    try:
+        n = _native.lib.rcupool_trim(_manager())
+    finally:
+        _log.drain()
+    if n < 0:
+        _raise_errno(n, "rcupool_trim")
+    return int(n)
+
+
+def set_warm(*, ms: int = WARM_MS_DEFAULT,
+             pools: int = WARM_POOLS_DEFAULT) -> None:
+    """Sets how long and how many unused pool widths stay warm
+    (``rcupool_set_warm()``).
+
+    A pool that is not the current one and that nothing holds any more (a
+    :func:`threads` block ended, a model unloaded, a reset moved on) stays
+    alive, warm, for ``ms`` milliseconds after its last use, so that the
+    next ``with rcupool.threads(n):`` or :func:`set_num_threads` at its
+    width is a lookup instead of a thread start. At most ``pools`` are kept;
+    beyond it the longest unused go first. ``pools=0`` keeps none: such a
+    pool goes at the next expiry pass (within ``ms``, or at a
+    :func:`barrier`). Both values are set by every call, an argument left
+    out taking its default, so ``set_warm()`` restores the defaults
+    (:data:`WARM_MS_DEFAULT`, :data:`WARM_POOLS_DEFAULT`). Pools warm now
+    meet the new values at the next expiry pass; :func:`trim` frees them
+    at once. Does not block.
+
+    Raises:
+        ValueError: ``ms`` is not in 1..WARM_MS_MAX (an hour), ``pools`` not
+            in 0..2**32-2, or either is a bool or a non-integral number.
+            Nothing is then changed.
+        TypeError: either is not a number.
+    """
+    warm_ms = _integer(ms, "warm ms")
+    if warm_ms < 1 or warm_ms > WARM_MS_MAX:
+        raise ValueError(f"warm ms must be in 1..{WARM_MS_MAX}, not {warm_ms}")
+    warm_pools = _integer(pools, "warm pools")
+    if warm_pools < 0 or warm_pools >= _native.WARM_NONE:
+        raise ValueError(f"warm pools must be in 0..{_native.WARM_NONE - 1}, "
+                         f"not {warm_pools}")
+    try:
+        err = _native.lib.rcupool_set_warm(
+            _manager(), warm_ms, warm_pools or _native.WARM_NONE)
+    finally:
+        _log.drain()
+    if err != 0:
+        _raise_errno(err, f"rcupool_set_warm({warm_ms}, {warm_pools})")
 
 
 def set_idle(policy: str) -> None:
@@ -273,7 +371,11 @@ class threads(_scope.Scope):
     the block (that dispatches through rcupool) runs on it. The process's
     current pool and :func:`get_num_threads` are unchanged, and other
     threads are not affected. On exit, also on an exception, the scope is
-    left and the pool unpinned (freed later if nothing else holds it).
+    left and the pool unpinned. Nothing else holding it, it stays warm for
+    the next block of its width (:func:`set_warm`: for a second, by
+    default), so only the first block at a width nobody holds starts
+    threads; the later ones cost about what a block at the current size
+    costs. :func:`trim` frees warm pools at once.
 
     Blocks nest (the innermost wins) up to 16 deep per thread, and one
     ``threads`` object may be entered again, also from other threads. A

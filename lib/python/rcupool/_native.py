@@ -44,6 +44,8 @@ class StatsStruct(ctypes.Structure):
         ("threads_alive", ctypes.c_size_t),
         ("pools_never_current", ctypes.c_size_t),
         ("log_dropped", ctypes.c_uint64),
+        ("pools_idle", ctypes.c_size_t),
+        ("threads_idle", ctypes.c_size_t),
     ]
 
 
@@ -99,3 +101,13 @@ _proto("rcupool_scope_exit", None)
 _proto("rcupool_set_idle", ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
 _proto("rcupool_idle", ctypes.c_int, ctypes.c_void_p)
 IDLE_POLICIES = {"spin": 1, "yield": 2}
+_proto("rcupool_set_warm", ctypes.c_int, ctypes.c_void_p, ctypes.c_uint32,
+       ctypes.c_uint32)
+_proto("rcupool_trim", ctypes.c_int, ctypes.c_void_p)
+
+#: RCUPOOL_WARM_MS_DEFAULT, RCUPOOL_WARM_POOLS_DEFAULT, RCUPOOL_WARM_NONE and
+#: RCUPOOL_WARM_MS_MAX of <rcupool/manager.h> (a test checks they agree).
+WARM_MS_DEFAULT = 1000
+WARM_POOLS_DEFAULT = 8
+WARM_NONE = 2**32 - 1
+WARM_MS_MAX = 3600000

@@ -2,6 +2,7 @@
 // except UseNThreadsThreadPoolGuard (guard_test.cc): what each returns in
 // and out of guards, nesting, the pinned variant, the deprecated aliases.
 #include <atomic>
+#include <cerrno>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -157,8 +158,6 @@ TEST(UnsafeResetThreadpool, WithConcurrentRunsNeverBreaksThem) {
 // --- _unsafe_destroy_threadpool ---------------------------------------------
 
 TEST(UnsafeDestroyThreadpool, FreesUnusedRetiredPoolsKeepsCurrentAndPinned) {
-  // Warm widths would keep the retired 3-thread pool past the destroy.
-  et_test::NoWarmPools no_warm;
   et::ThreadPool *tp = et::get_threadpool();
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
   tp->_unsafe_destroy_threadpool();
@@ -195,8 +194,6 @@ TEST(UnsafeDestroyThreadpool, FreesUnusedRetiredPoolsKeepsCurrentAndPinned) {
 }
 
 TEST(UnsafeDestroyThreadpool, InsideRunTaskLogsWarningFreesNothingReturns) {
-  // Warm widths would keep the retired 2-thread pool past the destroy.
-  et_test::NoWarmPools no_warm;
   et::ThreadPool *tp = et::get_threadpool();
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(3));  // a retired pool to free
@@ -212,6 +209,67 @@ TEST(UnsafeDestroyThreadpool, InsideRunTaskLogsWarningFreesNothingReturns) {
   EXPECT_EQ(log.Count("_unsafe_destroy_threadpool"), 1u);
   tp->_unsafe_destroy_threadpool();  // outside: frees it
   EXPECT_EQ(Stats().pools_alive, 1u);
+}
+
+TEST(UnsafeDestroyThreadpool, FreesWarmWidthsOfEndedGuardsToo) {
+  et::ThreadPool *tp = et::get_threadpool();
+  ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
+  tp->_unsafe_destroy_threadpool();
+  { et::UseNThreadsThreadPoolGuard g(3); }
+  ASSERT_EQ(rcupool_barrier(rcupool_default()), 0);
+  ASSERT_EQ(Stats().pools_idle, 1u);  // the width stays warm after the guard
+  tp->_unsafe_destroy_threadpool();
+  rcupool_stats_t s = Stats();
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.pools_idle, 0u);
+}
+
+// --- trim -------------------------------------------------------------------
+
+TEST(Trim, FreesTheWarmWidthOfAnEndedGuardAndReturnsTheCount) {
+  et::ThreadPool *tp = et::get_threadpool();
+  ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
+  ASSERT_GE(tp->trim(), 0);
+  { et::UseNThreadsThreadPoolGuard g(3); }
+  ASSERT_EQ(rcupool_barrier(rcupool_default()), 0);
+  rcupool_stats_t s = Stats();
+  EXPECT_EQ(s.pools_idle, 1u);
+  EXPECT_EQ(s.threads_idle, 3u);
+  EXPECT_EQ(tp->trim(), 1);
+  s = Stats();
+  EXPECT_EQ(s.pools_alive, 1u);
+  EXPECT_EQ(s.threads_alive, 2u);
+  EXPECT_EQ(tp->trim(), 0);
+  EXPECT_TRUE(RunSumIsRight(1000));  // the current pool is untouched
+}
+
+TEST(Trim, KeepsPinnedAndGuardedPoolsAndTheCurrentOne) {
+  et::ThreadPool *tp = et::get_threadpool();
+  ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
+  et::PinnedPthreadpool kept = et::get_pinned_pthreadpool();
+  ASSERT_TRUE(tp->_unsafe_reset_threadpool(4));
+  ASSERT_GE(tp->trim(), 0);
+  {
+    et::UseNThreadsThreadPoolGuard g(3);
+    EXPECT_EQ(tp->trim(), 0);
+    EXPECT_EQ(Stats().pools_alive, 3u);  // 4 current, 2 pinned, 3 guarded
+    EXPECT_TRUE(RunsKTasksAtOnce(3));
+  }
+  EXPECT_EQ(pthreadpool_get_threads_count(kept.get()), 2u);
+  kept.reset();
+  EXPECT_EQ(tp->trim(), 2);
+  EXPECT_EQ(Stats().pools_alive, 1u);
+}
+
+TEST(Trim, InsideRunTaskReturnsEdeadlkAndFreesNothing) {
+  et::ThreadPool *tp = et::get_threadpool();
+  ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
+  ASSERT_GE(tp->trim(), 0);
+  ASSERT_TRUE(tp->_unsafe_reset_threadpool(3));  // 2 retired: warm
+  int inside = 0;
+  tp->run([&](size_t) { inside = tp->trim(); }, 1);
+  EXPECT_EQ(inside, -EDEADLK);
+  EXPECT_EQ(tp->trim(), 1);  // outside: frees it
 }
 
 // --- run --------------------------------------------------------------------
@@ -359,8 +417,6 @@ TEST(NoThreadPoolGuard, NestsAndEachRestoresWhatItFound) {
 // --- PinnedPthreadpool and UsePinnedThreadPoolGuard ------------------------
 
 TEST(GetPinnedPthreadpool, KeepsItsPoolAcrossResetsAndDestroyUntilReleased) {
-  // Warm widths would keep the released pool past the last destroy.
-  et_test::NoWarmPools no_warm;
   et::ThreadPool *tp = et::get_threadpool();
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
   tp->_unsafe_destroy_threadpool();

@@ -8,12 +8,13 @@
 //                              hang, crash, or be reported by a sanitizer)
 //
 // Between a reset and the next execution, a user's program does other
-// work, and rcupool frees a retired pool that nobody pinned about 10 ms
-// after the reset. The control calls _unsafe_destroy_threadpool() there
-// (in both modes), which waits for exactly that, so the raw backend
+// work, and rcupool frees a retired pool that nobody pinned once it has
+// stayed unused for the manager's warm_ms (1 s by default; it is kept warm
+// until then). The control calls _unsafe_destroy_threadpool() there (in
+// both modes), which frees it at once (rcupool_trim()), so the raw backend
 // deterministically invokes on a freed pool (ASan reports it; without ASan
-// it hangs). Without it the raw backend still fails, by a hang: the pool is
-// destroyed while its invoke runs.
+// it hangs). Without it the raw backend runs on the warm pool for a while,
+// then fails the same way once the pool goes under it.
 //
 // Progress goes to stderr, one line per execution ("run K correct"), so the
 // parent can tell where a child stopped. Exit status 0 when every

@@ -15,7 +15,6 @@
 
 #include "tests/compat/executorch/sample_backend.h"
 #include "tests/compat/executorch/sequence.h"
-#include "tests/compat/executorch/util.h"
 
 namespace {
 
@@ -29,8 +28,6 @@ rcupool_stats_t Stats() {
 }
 
 TEST(SampleBackendPinned, ResetsSixteenFourAndTwentyAlternationsEveryOutputCorrect) {
-  // Warm widths would keep the released method pool past the last destroy.
-  et_test::NoWarmPools no_warm;
   et::ThreadPool *tp = et::get_threadpool();
   ASSERT_NE(tp, nullptr);
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(et_sample::kLoadThreads));
@@ -45,8 +42,8 @@ TEST(SampleBackendPinned, ResetsSixteenFourAndTwentyAlternationsEveryOutputCorre
   int executions = 1, correct = 1;
   for (uint32_t n : et_sample::ResetSequence()) {
     ASSERT_TRUE(tp->_unsafe_reset_threadpool(n));
-    // Frees every retired pool nobody holds (what time does ~10 ms after a
-    // reset); never the method's pool.
+    // Frees every retired pool nobody holds (what time does once a width
+    // has been unused for warm_ms); never the method's pool.
     tp->_unsafe_destroy_threadpool();
     EXPECT_EQ(tp->get_thread_count(), n);
     EXPECT_NE(et::get_pthreadpool(), planned);

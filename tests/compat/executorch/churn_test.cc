@@ -22,9 +22,6 @@ using rcupool_test::OsThreadCount;
 using rcupool_test::WaitForOsThreadCount;
 
 TEST(UnsafeResetThreadpool, ChurnOneToSixteenLoadRunUnloadLeavesOnePool) {
-  // Pools go as their holders let go, as without warm widths (which would
-  // keep up to 8 of them and let a reset reuse the warm 2-thread pool).
-  et_test::NoWarmPools no_warm;
   et::ThreadPool *tp = et::get_threadpool();
   ASSERT_NE(tp, nullptr);
   // The library's reclaim thread starts at the first retire: make it exist,

@@ -29,9 +29,6 @@ class UseNThreadsThreadPoolGuardTest : public ::testing::Test {
     ASSERT_NE(tp_, nullptr);
     ASSERT_TRUE(tp_->_unsafe_reset_threadpool(1));
     tp_->_unsafe_destroy_threadpool();
-    // Guard pools left by earlier tests are warm (kept for their width):
-    // trim frees them, the destroy (a barrier) keeps them.
-    ASSERT_GE(rcupool_trim(rcupool_default()), 0);
     ASSERT_EQ(Stats().pools_alive, 1u);
   }
   et::ThreadPool *tp_ = nullptr;
@@ -64,18 +61,29 @@ TEST_F(UseNThreadsThreadPoolGuardTest, CallsInScopeUseNThreadsCurrentPoolUnchang
   }
   EXPECT_EQ(et::get_pthreadpool(), current);
   EXPECT_EQ(tp_->get_thread_count(), 1u);
-  // The guard's pool was never current: freed once the guard let go (and
-  // trimmed: warm widths keep it for the next guard of its width).
+  // The guard's pool was never current: warm once the guard let go (kept
+  // for the next guard of its width), freed by the destroy (a trim).
   tp_->_unsafe_destroy_threadpool();
-  ASSERT_GE(rcupool_trim(rcupool_default()), 0);
   EXPECT_EQ(Stats().pools_alive, 1u);
   EXPECT_EQ(Stats().pins, 0u);
+}
+
+TEST_F(UseNThreadsThreadPoolGuardTest, UnheldWidthStartsAPoolOnlyAtTheFirstGuard) {
+  const uint64_t created = Stats().pools_created;
+  for (int i = 0; i < 50; i++) {
+    et::UseNThreadsThreadPoolGuard g(3);
+    ASSERT_TRUE(g.active());
+    EXPECT_EQ(g.thread_count(), 3u);
+  }
+  rcupool_stats_t s = Stats();
+  EXPECT_EQ(s.pools_created, created + 1);  // then warm: a lookup
+  EXPECT_EQ(s.pools_idle, 1u);
+  EXPECT_EQ(tp_->trim(), 1);
 }
 
 TEST_F(UseNThreadsThreadPoolGuardTest, CurrentSizeUsesTheCurrentPool) {
   ASSERT_TRUE(tp_->_unsafe_reset_threadpool(2));
   tp_->_unsafe_destroy_threadpool();
-  ASSERT_GE(rcupool_trim(rcupool_default()), 0);  // the 1-thread pool is warm
   pthreadpool_t current = et::get_pthreadpool();
   et::UseNThreadsThreadPoolGuard g(2);
   ASSERT_TRUE(g.active());
@@ -203,7 +211,6 @@ TEST_F(UseNThreadsThreadPoolGuardTest, PinnedTakenInsideIsTheGuardPoolAndOutlive
   }
   kept.reset();
   tp_->_unsafe_destroy_threadpool();
-  ASSERT_GE(rcupool_trim(rcupool_default()), 0);  // released: warm, trimmed
   EXPECT_EQ(Stats().pools_alive, 1u);
 }
 

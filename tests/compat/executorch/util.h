@@ -1,7 +1,6 @@
-// Helpers of the stand-in's tests: stats of the default manager, a scope
-// without warm pools, a parallel sum through ThreadPool::run(), and a
-// rendezvous that proves k tasks ran at the same time (so on a pool of at
-// least k threads).
+// Helpers of the stand-in's tests: stats of the default manager, a parallel
+// sum through ThreadPool::run(), and a rendezvous that proves k tasks ran at
+// the same time (so on a pool of at least k threads).
 #ifndef RCUPOOL_TESTS_COMPAT_EXECUTORCH_UTIL_H
 #define RCUPOOL_TESTS_COMPAT_EXECUTORCH_UTIL_H
 
@@ -25,20 +24,6 @@ inline rcupool_stats_t Stats() {
   EXPECT_EQ(rcupool_get_stats(rcupool_default(), &s), 0);
   return s;
 }
-
-// While alive, the default manager keeps no warm pool (RCUPOOL_WARM_NONE):
-// a pool that is not current goes at the first barrier
-// (_unsafe_destroy_threadpool()) after its last holder lets go, the
-// lifetime the tests using it check; then back to the default warm widths.
-class NoWarmPools {
- public:
-  NoWarmPools() {
-    EXPECT_EQ(rcupool_set_warm(rcupool_default(), 0, RCUPOOL_WARM_NONE), 0);
-  }
-  ~NoWarmPools() { EXPECT_EQ(rcupool_set_warm(rcupool_default(), 0, 0), 0); }
-  NoWarmPools(const NoWarmPools &) = delete;
-  NoWarmPools &operator=(const NoWarmPools &) = delete;
-};
 
 // Waits (at most `limit`) until `count` reaches `want`.
 inline bool WaitFor(const std::atomic<size_t> &count, size_t want,

@@ -15,6 +15,12 @@
  *     code that keeps the pool across calls (a backend at load) takes
  *     get_pinned_pthreadpool() instead.
  *   - run() adds no lock of its own (see ThreadPool::run()).
+ *   - A pool that nobody holds any more (a UseNThreadsThreadPoolGuard
+ *     ended, a backend let its pin go, a reset moved on) stays warm for a
+ *     while, so the next guard or reset at its width starts no thread
+ *     (rcupool_set_warm() on manager() says how long and how many);
+ *     ThreadPool::trim(), rcupool's addition, frees such pools at once, and
+ *     _unsafe_destroy_threadpool() does too.
  *
  * Thread-local context. Every call below answers for the calling thread:
  *   - while a NoThreadPoolGuard is alive on it: no pool (nullptr, run()
@@ -107,22 +113,43 @@ class RCUPOOL_ET_API ThreadPool final {
   bool _unsafe_reset_threadpool(uint32_t num_threads);
 
   /*
-   * Frees every retired pool that nobody holds any more (rcupool_barrier()
-   * on the default manager) and waits for that. It never frees a pool in
-   * use: the current pool, pools pinned by backends or guards, and pools
-   * read by a running parallel call all stay. The ThreadPool and the
-   * manager stay valid; later calls work as before.
+   * Frees every pool other than the current one that nobody holds any
+   * more, the warm ones included (trim()), and waits for that. It never
+   * frees a pool in use: the current pool, pools pinned by backends or
+   * guards, and pools read by a running parallel call all stay. The
+   * ThreadPool and the manager stay valid; later calls work as before (a
+   * guard at a width freed here starts its pool again).
    *
    * Returns: nothing.
    * Threads: any except from inside a run() task or an rcupool read-side
    *   section: there it would wait for itself, so it logs a warning and
    *   returns without freeing.
-   * Blocks: yes, as rcupool_barrier() (at least one grace period; a pool is
-   *   freed about 0.1 ms after its last holder lets go, measured p50).
+   * Blocks: yes, as rcupool_trim() (grace periods and the joins of the
+   *   freed pools' workers).
    * Lifetime: get_pthreadpool() results of retired pools are gone once it
    *   returns.
    */
   void _unsafe_destroy_threadpool();
+
+  /*
+   * rcupool's addition, not in ExecuTorch: frees the warm pools now
+   * (rcupool_trim() on the default manager), for a process that knows it
+   * goes quiet: every pool that is not current and that no guard, pin or
+   * running call holds; returns once their worker threads are joined.
+   * Without it such a pool goes on its own once unused for the manager's
+   * warm_ms (rcupool_set_warm(); 1000 ms by default), or beyond its
+   * warm_pools.
+   *
+   * Returns: the number of pools freed (0 or more), or a negative errno:
+   *   -EDEADLK from inside a run() task or an rcupool read-side section
+   *   (nothing is freed), -EAGAIN when rcupool's reclaim thread cannot be
+   *   started.
+   * Threads: any except those above.
+   * Blocks: yes, as rcupool_trim().
+   * Lifetime: get_pthreadpool() results of the freed pools are gone once it
+   *   returns.
+   */
+  int trim();
 
   /*
    * Calls fn(i) for every i in [0, range), in parallel, and returns when all

@@ -65,8 +65,11 @@ struct RCUPOOL_ET_API NoThreadPoolGuard {
  * rcupool scope).
  *
  * The pool is pinned with rcupool_pin_sized(): the current pool when it
- * has that size, else the live pool of that size, else a new one, which is
- * freed once the last guard or pin on it ends. It never changes the
+ * has that size, else the live pool of that size (a warm one included),
+ * else a new one. Once the last guard or pin on it ends, the pool stays
+ * warm, so the next guard of that size starts no thread, and is freed
+ * when unused for the manager's warm_ms, beyond its warm_pools, or at
+ * ThreadPool::trim() (threadpool.h). It never changes the
  * process-wide current pool, and resets by other threads (or this one) do
  * not affect the guard. Inside a NoThreadPoolGuard it turns threads back
  * on for its own scope (innermost wins).
