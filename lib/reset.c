@@ -128,6 +128,7 @@ static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
    * zero. */
   __atomic_fetch_add(&old->refs, 1, __ATOMIC_RELAXED);
   old->retires_pending++;
+  old->warm_since = 0; /* its linger starts when a pass first sees it warm */
   rec->pool = old;
   rp_reset_settled_locked(m);
   const size_t old_threads = old->threads, next_threads = next->threads;

@@ -113,7 +113,10 @@ static void rp_warm_pass_locked(rcupool_t *m, struct rp_warm_pass *w) {
   size_t warm = 0;
   struct rp_pool *p;
   rp_for_each_pool(p, m) {
-    if (p == m->current || !p->managed) continue;
+    if (p == m->current || !p->managed) {
+      p->warm_since = 0; /* WARM-3: a linger starts when it turns warm */
+      continue;
+    }
     bool used = __atomic_exchange_n(&p->used, 0, __ATOMIC_RELAXED) != 0;
     if (used || p->warm_since == 0) p->warm_since = w->now;
     if (rp_pool_refs(p) != 1 || p->retires_pending != 0) {

@@ -383,3 +383,25 @@ TEST(RcupoolWarm, ForkChildFreesInheritedWarmPoolAndStartsItsOwnForThatWidth) {
 }
 
 }  // namespace
+
+namespace {
+
+// A pool's linger starts when it turns warm, not when it was warm before:
+// a width that was warm long ago, then current, is kept for a whole linger
+// once a reset retires it again.
+TEST(RcupoolWarm, PoolRetiredAgainAfterLongAsCurrentGetsAWholeLinger) {
+  Manager m(2, 200, 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);  // the 3-thread pool is warm
+  ASSERT_EQ(rcupool_reset(m, 3), 0);  // and current again
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);  // its pass must not find it expired
+  const rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_idle, 1u);
+  EXPECT_EQ(s.threads_idle, 3u);  // the 3-thread pool (the first 2-thread
+                                  // pool expired during the sleep)
+}
+
+}  // namespace

@@ -7,9 +7,13 @@ print("default:", default, rcupool.stats())  # stats(): a frozen dataclass, ever
 rcupool.barrier()               # free what is freeable now
 rcupool.set_idle("spin")        # workers spin after a job ("yield", the default: sleep)
 rcupool.set_idle("yield")
+rcupool.set_warm(ms=1000, pools=8)  # widths without pins kept 1 s, 8 at most (the defaults)
 with rcupool.threads(2) as block:  # this thread's extension calls run on a 2-thread pool
     assert block.pool_threads == 2   # (model.run(x) would go here)
     assert rcupool.get_num_threads() == default  # the process-wide count is unchanged
+with rcupool.threads(2):           # the same width again: its pool stayed warm, a lookup
+    pass
+print("trimmed", rcupool.trim())   # free the warm pools now (going quiet); returns how many
 print("version", rcupool.__version__)  # "0.1.0": the loaded library's rcupool_version()
 print("headers", rcupool.get_include())  # rcupool/{rcupool.h,rcupool.hpp,inline.h,xnnpack.h}
 print("library", rcupool.get_library_dir())  # librcupool.so.0 (and librcupool_xnnpack.so.0)
