@@ -3,7 +3,7 @@
  * stderr (the log's default sink, lib/log.c, writes through it too).
  *
  * Invariants kept here:
- *   DIE-1. rp_die() (internal.h) is the library's one fatal path: broken
+ *   DIE-1. rp_die() (die.h) is the library's one fatal path: broken
  *          invariants and the misuses the API documents as an abort. It
  *          writes "rcupool: FILE:LINE: reason" to stderr with write(2),
  *          formatted on the stack, and aborts; it takes no lock and calls

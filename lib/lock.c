@@ -1,5 +1,5 @@
 /*
- * The library's lock wrappers (internal.h, "lock.c"): the per-thread count
+ * The library's lock wrappers (lock.h): the per-thread count
  * of rcupool locks held and the one death of a failed lock call.
  *
  * Invariants:

@@ -86,7 +86,7 @@ static struct {
 static __thread int delivering;
 
 /* Records queued (plus a pending "dropped" notice), written under lq.mu,
- * read without it by rp_log_deliver()'s one-load check (internal.h). */
+ * read without it by rp_log_deliver()'s one-load check (log_internal.h). */
 size_t rp_log_pending;
 
 static void rp_log_pending_update_locked(void) {

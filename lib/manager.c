@@ -18,7 +18,7 @@
  *       (one atomic load: a dispatch never counts as a pin). A pool held
  *       only by the manager and a dispatch counts as warm (it is not
  *       released until that dispatch ends, WARM-2). The current pool is always managed. The formula is written once,
- *       rp_pool_pins_locked() (internal.h).
+ *       rp_pool_pins_locked() (pool.h).
  *   MANAGER-4. Under m->lock every alive pool is in exactly one of:
  *       current, retiring (retire pending), kept (pinned, was current),
  *       never current (pinned, started by a sized pin), warm (no pin,

@@ -6,7 +6,7 @@
  *       until the matching exit; a call on manager m uses the innermost entry
  *       whose pin belongs to m, so a scope never leaks into another manager.
  *   PARALLEL-2. A dispatch holds its own dispatch reference on the pool it
- *       runs on (lib/internal.h) from before the first task starts until the
+ *       runs on (lib/pool.h) from before the first task starts until the
  *       last one returned, and no read-side section while tasks run: outside a
  *       scope the reference is taken inside a short section on the current
  *       pool (refs >= 1 there: its current or retire reference) and the

@@ -117,7 +117,7 @@ static struct rp_pool *rp_sized_find_locked(rcupool_t *m, size_t threads) {
 }
 
 /* The same search without m->lock: inside one read-side section, on the
- * list as readers walk it (internal.h, rp_for_each_pool_rcu). A pool seen
+ * list as readers walk it (manager_internal.h, rp_for_each_pool_rcu). A pool seen
  * there is not freed before the section ends (RECLAIM-9), and a dying one
  * (refs zero) fails rp_pool_tryget(). *gen is the manager's generation
  * then (SIZED-5). */

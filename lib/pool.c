@@ -1,6 +1,6 @@
 /*
  * The pool object: a pthreadpool_t of a fixed thread count and its
- * reference count (see internal.h for what the references are).
+ * reference count (see pool.h for what the references are).
  *
  * Invariants kept here:
  *   POOL-1. tp, threads and manager never change while the pool is alive.

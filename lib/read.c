@@ -14,7 +14,7 @@
  *   READ-3. rcupool_current() never creates anything: in a fork child before
  *       the first call that settles the default manager (lib/fork.c) it
  *       returns the 1-thread pool the child inherited as current.
- *   READ-4. rp_read_get_current() (lib/internal.h, inlined into pin.c)
+ *   READ-4. rp_read_get_current() (lib/read_internal.h, inlined into pin.c)
  *       takes its pin reference inside its own section on the pool that
  *       section saw as current (PIN-1): no call between a pin's entry and
  *       its section.

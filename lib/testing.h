@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-/* Mirrors enum rp_fault_site of internal.h. */
+/* Mirrors enum rp_fault_site of fault.h. */
 #define RP_FAULT_SITE_ALLOC 0
 #define RP_FAULT_SITE_POOL_CREATE 1
 #define RP_FAULT_SITE_RECLAIM_THREAD 2 /* the reclaim thread's pthread_create */

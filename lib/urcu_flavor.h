@@ -6,7 +6,7 @@
  * _LGPL_SOURCE inlines liburcu's read-side fast path into this library
  * (liburcu is LGPL-2.1; rcupool is LGPL-2.1-or-later for that reason, see
  * docs/flavours.md, "liburcu flavour and license"). Only lib/read.c and the pin fast paths (lib/pin.c, by
- * rp_read_get_current in lib/internal.h) call the read-side functions
+ * rp_read_get_current in lib/read_internal.h) call the read-side functions
  * below (rp_rcu_read_lock/unlock), so only they inline liburcu's reader
  * TLS.
  *

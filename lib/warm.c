@@ -6,7 +6,7 @@
  *
  * Invariants kept here:
  *   WARM-1. A pool is warm when it is managed (the manager holds its
- *       reference, internal.h), not current, and holds no pin, retire or
+ *       reference, pool.h), not current, and holds no pin, retire or
  *       dispatch reference: refs == 1. A reset to its width reuses it
  *       (RESET-2), a sized pin takes it with rp_pool_tryget() from 1
  *       (SIZED-1): neither starts a thread.

@@ -1,0 +1,18 @@
+/*
+ * Private: lib/names.c's API, thread names.
+ */
+#ifndef RCUPOOL_LIB_NAMES_H
+#define RCUPOOL_LIB_NAMES_H
+
+#include <stddef.h>
+
+/* Names the calling thread (pthread_setname_np; Linux keeps 15 bytes:
+ * longer names are cut). The reclaim thread is "rcupool-reclaim". */
+void rp_thread_set_name(const char *name);
+
+/* Names the calling thread as worker `index` of a pool of `threads`
+ * threads: "rcupool-w3/8", or "rcupool-100/101" where the "w" would not
+ * fit. */
+void rp_thread_name_worker(size_t index, size_t threads);
+
+#endif /* RCUPOOL_LIB_NAMES_H */

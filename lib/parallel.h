@@ -1,0 +1,13 @@
+/*
+ * Private: lib/parallel.c's API inside the library.
+ */
+#ifndef RCUPOOL_LIB_PARALLEL_H
+#define RCUPOOL_LIB_PARALLEL_H
+
+struct rp_pool;
+
+/* The pool the calling thread holds a dispatch reference on (at most one:
+ * a nested call runs inline and takes none), or NULL. */
+const struct rp_pool *rp_parallel_dispatching(void);
+
+#endif /* RCUPOOL_LIB_PARALLEL_H */
