@@ -7,7 +7,7 @@
  *   manager_internal.h  the manager struct, its locks and pool list, and
  *                       lib/manager.c
  *   reclaim.h           the reclaim thread's unit of work and API
- *                       (lib/reclaim.c)
+ *                       (lib/reclaim.c, reclaim_fork.c, barrier.c)
  *   warm.h              warm widths (lib/warm.c)
  *   read_internal.h     the library's read side (lib/read.c)
  *   lock.h  log_internal.h  die.h  worker.h  parallel.h  idle.h  names.h

@@ -1,6 +1,9 @@
 /*
  * Reclamation: rcupool's own reclaim thread, the grace-period callbacks,
- * frees handed over by unpins, dispatches and destroy, and the barrier.
+ * and frees handed over by unpins, dispatches and destroy. The barrier that
+ * waits for them is lib/barrier.c; the thread's part of fork() is
+ * lib/reclaim_fork.c; the queue's state, which the three share, is
+ * lib/reclaim_queue.h.
  *
  * One reclaim thread per copy of the library, started on the first need
  * (a queued item or a barrier), never in a constructor or a fork handler.
@@ -9,7 +12,8 @@
  * second synchronize_rcu before it frees that memory (RECLAIM-9). liburcu's call_rcu is not used, so none
  * of its process-global fork hooks and none of its batching delay apply.
  *
- * Invariants kept here:
+ * Invariants kept here (RECLAIM-7 and -12, the fork handlers' part, are
+ * lib/reclaim_fork.c's; RECLAIM-8, the barrier's, is lib/barrier.c's):
  *   RECLAIM-1. A retire callback runs after a grace period that began
  *       after the pool stopped being current (it is queued after the
  *       publish of its successor, and a batch's synchronize_rcu starts
@@ -38,24 +42,6 @@
  *       whose callback returned, both under rq.mu. A barrier that saw
  *       queued = t returns once done >= t: every item queued before it has
  *       run.
- *   RECLAIM-7. phase (under rq.mu) is IDLE, GP (a batch is off the queue
- *       and its grace period has not ended: no callback of it has run) or
- *       CALLBACKS (the batch's callbacks run, then RECLAIM-9's grace period
- *       and frees). The thread moves GP -> CALLBACKS only under rq.mu and
- *       only while no fork is pending; fork's prepare first marks a fork
- *       pending and waits out a CALLBACKS batch (which joins idle workers
- *       and waits for a grace period: no user code), before it takes any
- *       lock the application's threads could need (and first waits for a
- *       reclaim thread still starting to be ready: a thread mid-start may
- *       be inside an allocator whose lock the child would inherit). So a
- *       fork finds the
- *       queue IDLE or in GP (the child queues a GP batch again: its grace
- *       period never ended there), except the bp case of RECLAIM-12.
- *   RECLAIM-8. A call that waits for the reclaim thread (barrier, destroy)
- *       first asks rp_reclaim_would_wait_for_self(), the one test of "it
- *       would wait for itself": inside a read-side section, inside a task
- *       or on a pool worker, or on the reclaim thread. There it returns
- *       -EDEADLK without waiting.
  *   RECLAIM-9. A pool's memory outlives its unlink from m->pools by a
  *       grace period: a sized pin walks that list inside a read-side
  *       section without m->lock (pin.c, SIZED-1) and may stand on the node
@@ -71,16 +57,6 @@
  *       cannot be started the call returns -EAGAIN (logged) and nothing
  *       was changed. The thread, once started, never exits, so no wait
  *       spins: each is a condition wait on progress.
- *   RECLAIM-12. The one fork that finds a batch in CALLBACKS is a bp fork
- *       whose liburcu-bp locks another handler took first (FORK-2, step 1):
- *       the batch may be blocked on them, so prepare does not wait. Before
- *       each item the thread publishes its position whole (two slots, a
- *       flip); each callback marks it committed under its manager's lock,
- *       which prepare holds. The child queues again the items not started
- *       and the started one unless committed, and queues the memory of the
- *       pools the batch stopped as items of their own (rp_free_memory_cb,
- *       committed before it frees: a grandchild leaks it at worst, never
- *       frees it twice).
  *   RECLAIM-11. Every grace period the library waits for is
  *       rp_reclaim_synchronize(), which holds gp_gate around it. Under memb
  *       fork's prepare takes gp_gate, so no grace period of the library is
@@ -96,47 +72,12 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "reclaim_queue.h"
 
-enum { RP_IDLE = 0, RP_GP = 1, RP_CALLBACKS = 2 };
-
-static struct {
-  pthread_mutex_t mu;
-  pthread_cond_t wake;    /* the thread waits for work, or for a fork */
-  pthread_cond_t done_cv; /* barriers and fork prepare wait for progress */
-  struct rp_work *head;
-  struct rp_work **tail;
-  struct rp_work *batch; /* in flight (phase GP) */
-  uint64_t queued;
-  uint64_t done;
-  /* RECLAIM-9: pools this batch unlinked and stopped, whose memory waits
-   * for one more grace period; linked through free_work.next. The
-   * thread's alone (a fork never sees phase CALLBACKS). */
-  struct rp_work *unlinked;
-  /* RECLAIM-12: where the thread is in a CALLBACKS batch, for a child
-   * forked without waiting it out. Two slots; `pos` (atomic) names the one
-   * that is whole. The thread writes the other, then flips pos; a
-   * callback marks the slot in use committed under its manager's lock. */
-  struct rp_batch_pos {
-    struct rp_work *started;   /* the item running, or NULL */
-    struct rp_work *rest;      /* items not started yet */
-    uint64_t rest_count;
-    bool committed;            /* started made its change (under m->lock) */
-  } slot[2];
-  unsigned pos;
-  uint64_t batch_count;
-  int phase;
-  bool running;
-  bool ready; /* the thread has started and waits for work (RECLAIM-7) */
-  /* WARM-4: when the next warm pass is due (rp_now_ns clock), 0: none. */
-  uint64_t warm_due;
-  /* RECLAIM-7: forks between their hold and their parent handler (glibc
-   * runs the handlers of forks on different threads concurrently: one
-   * fork's parent handler must not release another's hold). */
-  unsigned forks_pending;
-} rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
-        .wake = PTHREAD_COND_INITIALIZER,
-        .done_cv = PTHREAD_COND_INITIALIZER,
-        .phase = RP_IDLE};
+struct rp_reclaim_queue rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                              .wake = PTHREAD_COND_INITIALIZER,
+                              .done_cv = PTHREAD_COND_INITIALIZER,
+                              .phase = RP_IDLE};
 
 static pthread_mutex_t gp_gate = PTHREAD_MUTEX_INITIALIZER; /* RECLAIM-11 */
 
@@ -148,28 +89,6 @@ void rp_reclaim_synchronize(void) {
 }
 
 static int rp_reclaim_start_locked(void);
-
-/* RECLAIM-12: publishes the position before an item starts. */
-static void rp_reclaim_note_position(struct rp_work *started,
-                                     struct rp_work *rest,
-                                     uint64_t rest_count) {
-  unsigned next = 1u - __atomic_load_n(&rq.pos, __ATOMIC_RELAXED);
-  rq.slot[next].started = started;
-  rq.slot[next].rest = rest;
-  rq.slot[next].rest_count = rest_count;
-  rq.slot[next].committed = false;
-  __atomic_store_n(&rq.pos, next, __ATOMIC_RELEASE);
-}
-
-/* Called by a callback under its manager's lock, with its change. */
-static void rp_reclaim_commit(void) {
-  unsigned cur = __atomic_load_n(&rq.pos, __ATOMIC_RELAXED);
-  __atomic_store_n(&rq.slot[cur].committed, true, __ATOMIC_RELEASE);
-}
-
-bool rp_reclaim_would_wait_for_self(void) {
-  return rp_read_ongoing() || rp_in_task() || rp_worker_on_reclaim_thread();
-}
 
 /* RECLAIM-9: frees the memory of the pools on `unlinked`. */
 static void rp_reclaim_free_unlinked(void) {
@@ -370,15 +289,6 @@ static void rp_free_cb(struct rp_work *w) {
   rp_stop_and_defer_free(m, p, "last pin released");
 }
 
-/* A fork child's item for the memory of a pool its parent's batch had
- * stopped (RECLAIM-12). Committed before the free: a fork right after
- * leaves the grandchild a leak, never a second free. */
-static void rp_free_memory_cb(struct rp_work *w) {
-  RP_TSAN_GP_ACQUIRE();
-  rp_reclaim_commit();
-  rp_pool_free(caa_container_of(w, struct rp_pool, free_work));
-}
-
 void rp_reclaim_free_later(struct rp_pool *p) {
   p->free_work.fn = rp_free_cb;
   rp_reclaim_push(&p->free_work, true);
@@ -387,29 +297,6 @@ void rp_reclaim_free_later(struct rp_pool *p) {
 void rp_reclaim_free_later_quiet(struct rp_pool *p) {
   p->free_work.fn = rp_free_cb;
   rp_reclaim_push(&p->free_work, false);
-}
-
-void rp_reclaim_fork_child_adopt(struct rp_pool *p) {
-  /* Child handler, after rp_reclaim_fork_child: the queue holds all that
-   * is left to run. A pool at refs zero whose free is not queued lost its
-   * hand-over to a thread that does not exist here. */
-  for (struct rp_work *w = rq.head; w != NULL; w = w->next)
-    if (w == &p->free_work) return;
-  rp_reclaim_free_later_quiet(p);
-}
-
-static bool rp_has_dying_pool(rcupool_t *m) {
-  bool dying = false;
-  rp_mutex_lock(&m->lock);
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) {
-    if (rp_pool_refs(p) == 0) {
-      dying = true;
-      break;
-    }
-  }
-  rp_mutex_unlock(&m->lock);
-  return dying;
 }
 
 int rp_reclaim_ensure_thread(void) {
@@ -422,7 +309,7 @@ int rp_reclaim_ensure_thread(void) {
 /* Waits until every item queued before the call has run (RECLAIM-6), or
  * returns -EAGAIN when the thread is absent and cannot be started
  * (RECLAIM-10). */
-static int rp_reclaim_wait_queued(void) {
+int rp_reclaim_wait_queued(void) {
   int err = 0;
   rp_mutex_lock(&rq.mu);
   uint64_t ticket = rq.queued;
@@ -438,55 +325,8 @@ static int rp_reclaim_wait_queued(void) {
   return err;
 }
 
-int rp_reclaim_drain(rcupool_t *m) {
-  /* Items queued before this call run within the first wait. A pool at
-   * refs zero whose hand-over is still in flight on another thread is
-   * queued shortly: wait for it too. The look comes before the wait: a
-   * pool seen dying then may be queued after that wait's ticket, and its
-   * callback may unlink it before a look after the wait, which would then
-   * miss a free still running (tests/model, STRICT_TRIM); the next round's
-   * wait covers it. */
-  int err;
-  bool dying;
-  do {
-    dying = m != NULL && rp_has_dying_pool(m);
-    err = rp_reclaim_wait_queued();
-  } while (err == 0 && dying);
-  return err;
-}
-
-int rcupool_barrier(rcupool_t *m) {
-  if (m == NULL) return -EINVAL;
-  int err = 0;
-  if (rp_reclaim_would_wait_for_self()) {
-    rp_log(RCUPOOL_LOG_ERROR,
-           "barrier: called inside a read-side section, a task or on the "
-           "reclaim thread; it would wait for itself");
-    err = -EDEADLK;
-  } else if ((err = rp_reclaim_drain(m)) != 0 ||
-             (rp_warm_pass(m, false), (err = rp_reclaim_drain(m)) != 0)) {
-    /* WARM-4: the pass frees what m no longer keeps warm; the second
-     * drain also covers pools the reclaim thread's own pass released
-     * (dying, not yet queued: rp_reclaim_drain waits for those too). */
-    rp_log(RCUPOOL_LOG_ERROR,
-           "barrier: cannot start the reclaim thread; frees wait (%d)", err);
-  }
-  rp_log_deliver();
-  return err;
-}
-
-/* --- fork (called by lib/fork.c's handlers only) ------------------------- */
-
-void rp_reclaim_fork_hold(bool wait) {
-  rp_mutex_lock(&rq.mu);
-  rq.forks_pending++;
-  /* A thread that is still starting may be inside the C library's (or a
-   * sanitizer's) allocator: a child would inherit that lock held. */
-  while (rq.running && !rq.ready) rp_cond_wait(&rq.done_cv, &rq.mu);
-  while (wait && rq.phase == RP_CALLBACKS) rp_cond_wait(&rq.done_cv, &rq.mu);
-  rp_mutex_unlock(&rq.mu);
-}
-
+/* The grace-period gate's part of fork (called by lib/fork.c's handlers
+ * only; the rest of the fork part is lib/reclaim_fork.c). */
 void rp_reclaim_fork_gate_prepare(void) { rp_mutex_lock(&gp_gate); }
 void rp_reclaim_fork_gate_parent(void) { rp_mutex_unlock(&gp_gate); }
 void rp_reclaim_fork_gate_child(bool taken) {
@@ -496,65 +336,4 @@ void rp_reclaim_fork_gate_child(bool taken) {
     /* bp: a thread of the parent may have held it; none exists here. */
     pthread_mutex_init(&gp_gate, NULL);
   }
-}
-
-void rp_reclaim_fork_prepare(void) { rp_mutex_lock(&rq.mu); }
-
-void rp_reclaim_fork_parent(void) {
-  if (--rq.forks_pending == 0) pthread_cond_broadcast(&rq.wake);
-  rp_mutex_unlock(&rq.mu);
-}
-
-/* Child handler: puts the chain `first` (linked by next, non-empty) in
- * front of the queue. */
-static void rp_reclaim_requeue_first(struct rp_work *first) {
-  struct rp_work *last = first;
-  while (last->next != NULL) last = last->next;
-  last->next = rq.head;
-  if (rq.head == NULL) rq.tail = &last->next;
-  rq.head = first;
-}
-
-void rp_reclaim_fork_child(void) {
-  /* The thread and every waiter are gone; rq.mu was taken by this thread
-   * in prepare and is released at the end. */
-  pthread_cond_init(&rq.wake, NULL);
-  pthread_cond_init(&rq.done_cv, NULL);
-  rq.running = false;
-  rq.ready = false;
-  rq.forks_pending = 0; /* other threads' forks do not exist here */
-  rq.warm_due = 0;       /* the next kick asks again (WARM-4) */
-  if (rq.phase == RP_GP && rq.batch != NULL) {
-    /* Its grace period never ended in the parent's view of this child:
-     * run it again, first (its items were counted in `queued` already). */
-    rp_reclaim_requeue_first(rq.batch);
-  }
-  if (rq.phase == RP_CALLBACKS) {
-    /* RECLAIM-12: forked without waiting the batch out. Items not started
-     * run again; the started one too unless it committed (its manager's
-     * lock, which prepare holds, orders the two). */
-    const struct rp_batch_pos *at = &rq.slot[rq.pos];
-    struct rp_work *rest = at->rest;
-    uint64_t rest_count = at->rest_count;
-    if (at->started != NULL && !at->committed) {
-      at->started->next = rest;
-      rest = at->started;
-      rest_count++;
-    }
-    rq.done += rq.batch_count - rest_count;
-    if (rest != NULL) rp_reclaim_requeue_first(rest);
-  }
-  /* Pools the batch stopped whose memory was waiting for its extra grace
-   * period: queued first, as items of their own. */
-  if (rq.unlinked != NULL) {
-    for (struct rp_work *w = rq.unlinked; w != NULL; w = w->next) {
-      w->fn = rp_free_memory_cb;
-      rq.queued++;
-    }
-    rp_reclaim_requeue_first(rq.unlinked);
-    rq.unlinked = NULL;
-  }
-  rq.batch = NULL;
-  rq.phase = RP_IDLE;
-  rp_mutex_unlock(&rq.mu);
 }

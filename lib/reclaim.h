@@ -1,6 +1,7 @@
 /*
- * Private: the reclaim thread's API (lib/reclaim.c): its unit of work, the
- * retire record, grace-period callbacks and freeing.
+ * Private: the reclaim thread's API (lib/reclaim.c, lib/reclaim_fork.c,
+ * lib/barrier.c): its unit of work, the retire record, grace-period
+ * callbacks and freeing.
  */
 #ifndef RCUPOOL_LIB_RECLAIM_H
 #define RCUPOOL_LIB_RECLAIM_H

@@ -1,0 +1,127 @@
+/*
+ * The reclaim thread's part of fork(), called by lib/fork.c's handlers
+ * only: a fork waits out a batch in CALLBACKS (but for RECLAIM-12's bp
+ * case), and the child queues again what its parent's thread left
+ * unfinished. The queue is reclaim.c's (lib/reclaim_queue.h); the
+ * grace-period gate's fork calls stay beside the gate there (RECLAIM-11).
+ *
+ * Invariants kept here (the reclaim thread's others are lib/reclaim.c's,
+ * and RECLAIM-8 is lib/barrier.c's):
+ *   RECLAIM-7. phase (under rq.mu) is IDLE, GP (a batch is off the queue
+ *       and its grace period has not ended: no callback of it has run) or
+ *       CALLBACKS (the batch's callbacks run, then RECLAIM-9's grace period
+ *       and frees). The thread moves GP -> CALLBACKS only under rq.mu and
+ *       only while no fork is pending; fork's prepare first marks a fork
+ *       pending and waits out a CALLBACKS batch (which joins idle workers
+ *       and waits for a grace period: no user code), before it takes any
+ *       lock the application's threads could need (and first waits for a
+ *       reclaim thread still starting to be ready: a thread mid-start may
+ *       be inside an allocator whose lock the child would inherit). So a
+ *       fork finds the
+ *       queue IDLE or in GP (the child queues a GP batch again: its grace
+ *       period never ended there), except the bp case of RECLAIM-12.
+ *   RECLAIM-12. The one fork that finds a batch in CALLBACKS is a bp fork
+ *       whose liburcu-bp locks another handler took first (FORK-2, step 1):
+ *       the batch may be blocked on them, so prepare does not wait. Before
+ *       each item the thread publishes its position whole (two slots, a
+ *       flip); each callback marks it committed under its manager's lock,
+ *       which prepare holds. The child queues again the items not started
+ *       and the started one unless committed, and queues the memory of the
+ *       pools the batch stopped as items of their own (rp_free_memory_cb,
+ *       committed before it frees: a grandchild leaks it at worst, never
+ *       frees it twice).
+ */
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "internal.h"
+#include "reclaim_queue.h"
+
+/* A fork child's item for the memory of a pool its parent's batch had
+ * stopped (RECLAIM-12). Committed before the free: a fork right after
+ * leaves the grandchild a leak, never a second free. */
+static void rp_free_memory_cb(struct rp_work *w) {
+  RP_TSAN_GP_ACQUIRE();
+  rp_reclaim_commit();
+  rp_pool_free(caa_container_of(w, struct rp_pool, free_work));
+}
+
+void rp_reclaim_fork_hold(bool wait) {
+  rp_mutex_lock(&rq.mu);
+  rq.forks_pending++;
+  /* A thread that is still starting may be inside the C library's (or a
+   * sanitizer's) allocator: a child would inherit that lock held. */
+  while (rq.running && !rq.ready) rp_cond_wait(&rq.done_cv, &rq.mu);
+  while (wait && rq.phase == RP_CALLBACKS) rp_cond_wait(&rq.done_cv, &rq.mu);
+  rp_mutex_unlock(&rq.mu);
+}
+
+void rp_reclaim_fork_prepare(void) { rp_mutex_lock(&rq.mu); }
+
+void rp_reclaim_fork_parent(void) {
+  if (--rq.forks_pending == 0) pthread_cond_broadcast(&rq.wake);
+  rp_mutex_unlock(&rq.mu);
+}
+
+/* Child handler: puts the chain `first` (linked by next, non-empty) in
+ * front of the queue. */
+static void rp_reclaim_requeue_first(struct rp_work *first) {
+  struct rp_work *last = first;
+  while (last->next != NULL) last = last->next;
+  last->next = rq.head;
+  if (rq.head == NULL) rq.tail = &last->next;
+  rq.head = first;
+}
+
+void rp_reclaim_fork_child(void) {
+  /* The thread and every waiter are gone; rq.mu was taken by this thread
+   * in prepare and is released at the end. */
+  pthread_cond_init(&rq.wake, NULL);
+  pthread_cond_init(&rq.done_cv, NULL);
+  rq.running = false;
+  rq.ready = false;
+  rq.forks_pending = 0; /* other threads' forks do not exist here */
+  rq.warm_due = 0;       /* the next kick asks again (WARM-4) */
+  if (rq.phase == RP_GP && rq.batch != NULL) {
+    /* Its grace period never ended in the parent's view of this child:
+     * run it again, first (its items were counted in `queued` already). */
+    rp_reclaim_requeue_first(rq.batch);
+  }
+  if (rq.phase == RP_CALLBACKS) {
+    /* RECLAIM-12: forked without waiting the batch out. Items not started
+     * run again; the started one too unless it committed (its manager's
+     * lock, which prepare holds, orders the two). */
+    const struct rp_batch_pos *at = &rq.slot[rq.pos];
+    struct rp_work *rest = at->rest;
+    uint64_t rest_count = at->rest_count;
+    if (at->started != NULL && !at->committed) {
+      at->started->next = rest;
+      rest = at->started;
+      rest_count++;
+    }
+    rq.done += rq.batch_count - rest_count;
+    if (rest != NULL) rp_reclaim_requeue_first(rest);
+  }
+  /* Pools the batch stopped whose memory was waiting for its extra grace
+   * period: queued first, as items of their own. */
+  if (rq.unlinked != NULL) {
+    for (struct rp_work *w = rq.unlinked; w != NULL; w = w->next) {
+      w->fn = rp_free_memory_cb;
+      rq.queued++;
+    }
+    rp_reclaim_requeue_first(rq.unlinked);
+    rq.unlinked = NULL;
+  }
+  rq.batch = NULL;
+  rq.phase = RP_IDLE;
+  rp_mutex_unlock(&rq.mu);
+}
+
+void rp_reclaim_fork_child_adopt(struct rp_pool *p) {
+  /* Child handler, after rp_reclaim_fork_child: the queue holds all that
+   * is left to run. A pool at refs zero whose free is not queued lost its
+   * hand-over to a thread that does not exist here. */
+  for (struct rp_work *w = rq.head; w != NULL; w = w->next)
+    if (w == &p->free_work) return;
+  rp_reclaim_free_later_quiet(p);
+}
