@@ -35,7 +35,7 @@
 //   BM_Reclaim_BareCallRcu           liburcu alone: call_rcu to its callback
 //                                    (the floor the two above sit on)
 //
-// Where a new pool's start goes (lib/pool.c, rp_pool_create): replicas of
+// Where a new pool's start goes (lib/pool.c, rcupl_pool_create): replicas of
 // its two parts beyond pthreadpool_create, each timed beside a plain
 // pthreadpool_create(n) (paired_create.h), as BM_Reset_NewSize is:
 //   BM_Start_Probes/<n>              the probe threads alone (LIMITS-2): n-1
@@ -51,7 +51,7 @@
 //                                    each item naming its thread and
 //                                    waiting until all n have started
 //                                    (create_census_over_create)
-//   BM_Start_Replica/<n>             all three in rp_pool_create's order:
+//   BM_Start_Replica/<n>             all three in rcupl_pool_create's order:
 //                                    what BM_Reset_NewSize/<n> should cost
 //                                    besides the manager's own bookkeeping
 //                                    (replica_over_create)
@@ -389,7 +389,7 @@ void BM_Create_PthreadpoolAndDispatch(benchmark::State &state) {
       });
 }
 
-// The probe threads of rp_limits_threads_can_start (lib/limits.c,
+// The probe threads of rcupl_limits_threads_can_start (lib/limits.c,
 // LIMITS-2), as it starts them: `workers` threads with default attributes,
 // all alive at once (each waits for `go`), then released and joined.
 struct Probe {
@@ -421,7 +421,7 @@ bool Probes(size_t workers) {
   return started == workers;
 }
 
-// The worker census of rp_worker_census (lib/worker.c, WORKER-2): one item
+// The worker census of rcupl_worker_census (lib/worker.c, WORKER-2): one item
 // per thread; every thread but the creator names itself; each item waits
 // (yielding) until all have started or 2 s passed.
 struct Census {

@@ -90,7 +90,7 @@ TARGETS = (
      "Create_PthreadpoolAndDispatch/*", "pthreadpool_create (paired)",
      "paired:dispatch_over_create", "1", None),
     # Where a new pool's start goes (reset_bench: replicas of
-    # rp_pool_create's parts, each paired with a pthreadpool_create).
+    # rcupl_pool_create's parts, each paired with a pthreadpool_create).
     ("start, part: the probe threads alone, n = {v}", RESET,
      "Start_Probes/*", "pthreadpool_create (paired)",
      "paired:probes_over_create", "1", None),

@@ -2,12 +2,12 @@
  * The barrier: rcupool_barrier() waits for the reclaim thread
  * (lib/reclaim.c) to run what was queued before it and to free the pools
  * already decided; rcupool_destroy() drains the same way
- * (rp_reclaim_drain()).
+ * (rcupl_reclaim_drain()).
  *
  * Invariants kept here (the reclaim thread's others are lib/reclaim.c's
  * and lib/reclaim_fork.c's):
  *   RECLAIM-8. A call that waits for the reclaim thread (barrier, destroy)
- *       first asks rp_reclaim_would_wait_for_self(), the one test of "it
+ *       first asks rcupl_reclaim_would_wait_for_self(), the one test of "it
  *       would wait for itself": inside a read-side section, inside a task
  *       or on a pool worker, or on the reclaim thread. There it returns
  *       -EDEADLK without waiting.
@@ -18,25 +18,25 @@
 #include "internal.h"
 #include "reclaim_queue.h"
 
-bool rp_reclaim_would_wait_for_self(void) {
-  return rp_read_ongoing() || rp_in_task() || rp_worker_on_reclaim_thread();
+bool rcupl_reclaim_would_wait_for_self(void) {
+  return rcupl_read_ongoing() || rcupl_in_task() || rcupl_worker_on_reclaim_thread();
 }
 
-static bool rp_has_dying_pool(rcupool_t *m) {
+static bool rcupl_has_dying_pool(rcupool_t *m) {
   bool dying = false;
-  rp_mutex_lock(&m->lock);
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) {
-    if (rp_pool_refs(p) == 0) {
+  rcupl_mutex_lock(&m->lock);
+  struct rcupl_pool *p;
+  rcupl_for_each_pool(p, m) {
+    if (rcupl_pool_refs(p) == 0) {
       dying = true;
       break;
     }
   }
-  rp_mutex_unlock(&m->lock);
+  rcupl_mutex_unlock(&m->lock);
   return dying;
 }
 
-int rp_reclaim_drain(rcupool_t *m) {
+int rcupl_reclaim_drain(rcupool_t *m) {
   /* Items queued before this call run within the first wait. A pool at
    * refs zero whose hand-over is still in flight on another thread is
    * queued shortly: wait for it too. The look comes before the wait: a
@@ -47,8 +47,8 @@ int rp_reclaim_drain(rcupool_t *m) {
   int err;
   bool dying;
   do {
-    dying = m != NULL && rp_has_dying_pool(m);
-    err = rp_reclaim_wait_queued();
+    dying = m != NULL && rcupl_has_dying_pool(m);
+    err = rcupl_reclaim_wait_queued();
   } while (err == 0 && dying);
   return err;
 }
@@ -56,19 +56,19 @@ int rp_reclaim_drain(rcupool_t *m) {
 int rcupool_barrier(rcupool_t *m) {
   if (m == NULL) return -EINVAL;
   int err = 0;
-  if (rp_reclaim_would_wait_for_self()) {
-    rp_log(RCUPOOL_LOG_ERROR,
+  if (rcupl_reclaim_would_wait_for_self()) {
+    rcupl_log(RCUPOOL_LOG_ERROR,
            "barrier: called inside a read-side section, a task or on the "
            "reclaim thread; it would wait for itself");
     err = -EDEADLK;
-  } else if ((err = rp_reclaim_drain(m)) != 0 ||
-             (rp_warm_pass(m, false), (err = rp_reclaim_drain(m)) != 0)) {
+  } else if ((err = rcupl_reclaim_drain(m)) != 0 ||
+             (rcupl_warm_pass(m, false), (err = rcupl_reclaim_drain(m)) != 0)) {
     /* WARM-4: the pass frees what m no longer keeps warm; the second
      * drain also covers pools the reclaim thread's own pass released
-     * (dying, not yet queued: rp_reclaim_drain waits for those too). */
-    rp_log(RCUPOOL_LOG_ERROR,
+     * (dying, not yet queued: rcupl_reclaim_drain waits for those too). */
+    rcupl_log(RCUPOOL_LOG_ERROR,
            "barrier: cannot start the reclaim thread; frees wait (%d)", err);
   }
-  rp_log_deliver();
+  rcupl_log_deliver();
   return err;
 }

@@ -11,14 +11,14 @@
  *         lib/limits.c, LIMITS-1), at least 1.
  *
  * Invariants kept here:
- *   CPUS-1. Every count rp_cpus_thread_count() returns is in
+ *   CPUS-1. Every count rcupl_cpus_thread_count() returns is in
  *           1..RCUPOOL_MAX_THREADS, whatever the files hold.
  *   CPUS-2. The line saying how the count was chosen is logged at info
  *           level when it differs from the last one logged (so once for a
  *           process whose limits never change), at debug level otherwise.
  *           last_line is under cpus_lock; a test that installs another
- *           cgroup root (rp_cpus_set_cgroup_root) forgets it.
- *   CPUS-3. RCUPOOL_NUM_THREADS is read only by rp_cpus_env_thread_count();
+ *           cgroup root (rcupl_cpus_set_cgroup_root) forgets it.
+ *   CPUS-3. RCUPOOL_NUM_THREADS is read only by rcupl_cpus_env_thread_count();
  *           an invalid value is logged and reads as "unset" (0).
  */
 #define _GNU_SOURCE
@@ -37,18 +37,18 @@
 static pthread_mutex_t cpus_lock = PTHREAD_MUTEX_INITIALIZER;
 static char last_line[256];
 
-void rp_cpus_set_cgroup_root(const char *root) {
-  rp_limits_set_cgroup_root(root);
-  rp_mutex_lock(&cpus_lock);
+void rcupl_cpus_set_cgroup_root(const char *root) {
+  rcupl_limits_set_cgroup_root(root);
+  rcupl_mutex_lock(&cpus_lock);
   last_line[0] = '\0';
-  rp_mutex_unlock(&cpus_lock);
+  rcupl_mutex_unlock(&cpus_lock);
 }
 
 /* --- cores in the affinity mask ------------------------------------------- */
 
 /* The calling thread's affinity mask, allocated; NULL if it cannot be read.
  * *bytes is its size. */
-static cpu_set_t *rp_affinity_mask(size_t *bytes) {
+static cpu_set_t *rcupl_affinity_mask(size_t *bytes) {
   for (int cpus = 1024; cpus <= (1 << 16); cpus *= 2) {
     cpu_set_t *set = CPU_ALLOC(cpus);
     if (set == NULL) return NULL;
@@ -63,15 +63,15 @@ static cpu_set_t *rp_affinity_mask(size_t *bytes) {
   return NULL;
 }
 
-struct rp_cores {
+struct rcupl_cores {
   size_t performance; /* performance cores with a processor in the mask */
   size_t any;         /* cores with a processor in the mask */
 };
 
 /* Counts cpuinfo's cores in the mask (mask NULL: every core). False when
  * cpuinfo cannot initialise. */
-static bool rp_cores_in_mask(const cpu_set_t *mask, size_t bytes,
-                             struct rp_cores *out) {
+static bool rcupl_cores_in_mask(const cpu_set_t *mask, size_t bytes,
+                             struct rcupl_cores *out) {
   out->performance = out->any = 0;
   if (!cpuinfo_initialize()) return false;
   uint32_t ncores = cpuinfo_get_cores_count();
@@ -99,18 +99,18 @@ static bool rp_cores_in_mask(const cpu_set_t *mask, size_t bytes,
   return true;
 }
 
-static size_t rp_clamp(size_t n) {
+static size_t rcupl_clamp(size_t n) {
   if (n < 1) return 1;
   return n > RCUPOOL_MAX_THREADS ? RCUPOOL_MAX_THREADS : n;
 }
 
-size_t rp_cpus_thread_count(void) {
+size_t rcupl_cpus_thread_count(void) {
   size_t bytes = 0;
-  cpu_set_t *mask = rp_affinity_mask(&bytes);
+  cpu_set_t *mask = rcupl_affinity_mask(&bytes);
   bool have_mask = mask != NULL;
   size_t in_mask = have_mask ? (size_t)CPU_COUNT_S(bytes, mask) : 0;
-  struct rp_cores cores;
-  bool have_cpuinfo = rp_cores_in_mask(mask, bytes, &cores);
+  struct rcupl_cores cores;
+  bool have_cpuinfo = rcupl_cores_in_mask(mask, bytes, &cores);
   if (have_mask) CPU_FREE(mask);
 
   char why[160];
@@ -139,9 +139,9 @@ size_t rp_cpus_thread_count(void) {
     snprintf(why, sizeof why, "no cpuinfo, no affinity mask: %zu online CPUs",
              n);
   }
-  n = rp_clamp(n);
+  n = rcupl_clamp(n);
 
-  size_t quota = rp_limits_cpu_quota();
+  size_t quota = rcupl_limits_cpu_quota();
   char line[sizeof last_line];
   if (quota != 0) {
     if (quota < n) n = quota;
@@ -151,17 +151,17 @@ size_t rp_cpus_thread_count(void) {
     snprintf(line, sizeof line, "default size %zu threads: %s; no cgroup quota",
              n, why);
   }
-  rp_mutex_lock(&cpus_lock);
+  rcupl_mutex_lock(&cpus_lock);
   bool fresh = strcmp(line, last_line) != 0;
   if (fresh) memcpy(last_line, line, sizeof line);
-  rp_mutex_unlock(&cpus_lock);
-  rp_log(fresh ? RCUPOOL_LOG_INFO : RCUPOOL_LOG_DEBUG, "%s", line);
+  rcupl_mutex_unlock(&cpus_lock);
+  rcupl_log(fresh ? RCUPOOL_LOG_INFO : RCUPOOL_LOG_DEBUG, "%s", line);
   return n;
 }
 
 /* --- RCUPOOL_NUM_THREADS --------------------------------------------------- */
 
-size_t rp_cpus_env_thread_count(void) {
+size_t rcupl_cpus_env_thread_count(void) {
   const char *text = getenv(RCUPOOL_ENV_NUM_THREADS);
   if (text == NULL) return 0;
   const char *s = text;
@@ -173,12 +173,12 @@ size_t rp_cpus_env_thread_count(void) {
     while (*end == ' ' || *end == '\t' || *end == '\n') end++;
   if (v < 1 || v > RCUPOOL_MAX_THREADS || errno != 0 || end == NULL ||
       *end != '\0') {
-    rp_log(RCUPOOL_LOG_WARN,
+    rcupl_log(RCUPOOL_LOG_WARN,
            "%s=\"%.32s\" is not a thread count in 1..%d; ignored",
            RCUPOOL_ENV_NUM_THREADS, text, RCUPOOL_MAX_THREADS);
     return 0;
   }
-  rp_log(RCUPOOL_LOG_INFO, "default size %ld threads: %s=%ld", v,
+  rcupl_log(RCUPOOL_LOG_INFO, "default size %ld threads: %s=%ld", v,
          RCUPOOL_ENV_NUM_THREADS, v);
   return (size_t)v;
 }

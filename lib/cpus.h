@@ -10,10 +10,10 @@
  * thread's affinity mask, capped by the cgroup CPU quota, in
  * 1..RCUPOOL_MAX_THREADS (cpus.c says how). Logs how it was chosen (info
  * when that changed). Reads a few small files: call without manager locks. */
-size_t rp_cpus_thread_count(void);
+size_t rcupl_cpus_thread_count(void);
 
 /* RCUPOOL_NUM_THREADS when it holds a count in 1..RCUPOOL_MAX_THREADS,
  * else 0 (an invalid value is logged). Read by rcupool_default() only. */
-size_t rp_cpus_env_thread_count(void);
+size_t rcupl_cpus_env_thread_count(void);
 
 #endif /* RCUPOOL_LIB_CPUS_H */

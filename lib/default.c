@@ -7,7 +7,7 @@
  *       under default_lock and published once; it is never destroyed.
  *   DEFAULT-2. A failed first creation leaves no manager and no threads
  *       behind; a later call tries again.
- *   DEFAULT-3. The fork handlers are registered (rp_fork_register, once per
+ *   DEFAULT-3. The fork handlers are registered (rcupl_fork_register, once per
  *       copy of the library) before the first manager is created, and the
  *       prepare handler takes default_lock first: a fork never catches the
  *       first creation half-way, the child never inherits default_lock held by
@@ -34,40 +34,40 @@ rcupool_t *rcupool_default(void) {
   rcupool_t *m = __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
   if (__builtin_expect(m != NULL, 1)) return m;
 
-  rp_fork_register();
-  rp_mutex_lock(&default_lock);
+  rcupl_fork_register();
+  rcupl_mutex_lock(&default_lock);
   m = default_manager;
   if (m == NULL) {
     /* 0 (no valid RCUPOOL_NUM_THREADS): the manager computes its default
      * count (cpus.c) now and again at every rcupool_reset(m, 0). */
-    size_t threads = rp_cpus_env_thread_count();
+    size_t threads = rcupl_cpus_env_thread_count();
     rcupool_options_t opts = {.threads = threads};
     int err = rcupool_create(&opts, &m);
     if (err != 0) {
       m = NULL;
-      rp_log(RCUPOOL_LOG_ERROR, "default: cannot create the manager (%d)",
+      rcupl_log(RCUPOOL_LOG_ERROR, "default: cannot create the manager (%d)",
              err);
     } else {
       m->is_default = true;
       __atomic_store_n(&default_manager, m, __ATOMIC_RELEASE);
-      rp_log(RCUPOOL_LOG_DEBUG, "default: manager %p with %zu threads (%s)",
-             (void *)m, rcupool_threads(m), RP_URCU_FLAVOR_NAME);
+      rcupl_log(RCUPOOL_LOG_DEBUG, "default: manager %p with %zu threads (%s)",
+             (void *)m, rcupool_threads(m), RCUPL_URCU_FLAVOR_NAME);
     }
   }
-  rp_mutex_unlock(&default_lock);
-  rp_log_deliver();
+  rcupl_mutex_unlock(&default_lock);
+  rcupl_log_deliver();
   return m;
 }
 
-rcupool_t *rp_default_peek(void) {
+rcupool_t *rcupl_default_peek(void) {
   return __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
 }
 
-void rp_default_fork_prepare(void) { rp_mutex_lock(&default_lock); }
+void rcupl_default_fork_prepare(void) { rcupl_mutex_lock(&default_lock); }
 
-void rp_default_fork_parent(void) { rp_mutex_unlock(&default_lock); }
+void rcupl_default_fork_parent(void) { rcupl_mutex_unlock(&default_lock); }
 
-void rp_default_fork_child(void) {
+void rcupl_default_fork_child(void) {
   /* Taken by this very thread in prepare. */
-  rp_mutex_unlock(&default_lock);
+  rcupl_mutex_unlock(&default_lock);
 }

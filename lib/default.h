@@ -7,11 +7,11 @@
 #include "rcupool/rcupool.h"
 
 /* The default manager pointer, or NULL before it exists (fork handlers). */
-rcupool_t *rp_default_peek(void);
+rcupool_t *rcupl_default_peek(void);
 /* Fork handlers' part of default.c: prepare takes default_lock (FORK-2),
  * parent and child release it. */
-void rp_default_fork_prepare(void);
-void rp_default_fork_parent(void);
-void rp_default_fork_child(void);
+void rcupl_default_fork_prepare(void);
+void rcupl_default_fork_parent(void);
+void rcupl_default_fork_child(void);
 
 #endif /* RCUPOOL_LIB_DEFAULT_H */

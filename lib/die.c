@@ -3,7 +3,7 @@
  * stderr (the log's default sink, lib/log.c, writes through it too).
  *
  * Invariants kept here:
- *   DIE-1. rp_die() (die.h) is the library's one fatal path: broken
+ *   DIE-1. rcupl_die() (die.h) is the library's one fatal path: broken
  *          invariants and the misuses the API documents as an abort. It
  *          writes "rcupool: FILE:LINE: reason" to stderr with write(2),
  *          formatted on the stack, and aborts; it takes no lock and calls
@@ -17,7 +17,7 @@
 
 #include "internal.h"
 
-void rp_write_stderr(const char *text, size_t len) {
+void rcupl_write_stderr(const char *text, size_t len) {
   for (size_t done = 0; done < len;) {
     ssize_t w = write(2, text + done, len - done);
     if (w <= 0) break;
@@ -25,7 +25,7 @@ void rp_write_stderr(const char *text, size_t len) {
   }
 }
 
-void rp_die_at(const char *file, int line, const char *fmt, ...) {
+void rcupl_die_at(const char *file, int line, const char *fmt, ...) {
   char message[512];
   int n = snprintf(message, sizeof message, "rcupool: %s:%d: ", file, line);
   if (n < 0) n = 0;
@@ -37,6 +37,6 @@ void rp_die_at(const char *file, int line, const char *fmt, ...) {
   size_t len = (size_t)n + (r > 0 ? (size_t)r : 0);
   if (len > sizeof message - 2) len = sizeof message - 2;
   message[len++] = '\n';
-  rp_write_stderr(message, len);
+  rcupl_write_stderr(message, len);
   abort();
 }

@@ -10,11 +10,11 @@
  * stderr (reason printf-style, no allocation, no lock, no log hook: also
  * safe in a fork handler) and aborts. For broken invariants and for misuse
  * the API documents as an abort. */
-#define rp_die(...) rp_die_at(__FILE__, __LINE__, __VA_ARGS__)
-_Noreturn void rp_die_at(const char *file, int line, const char *fmt, ...)
+#define rcupl_die(...) rcupl_die_at(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void rcupl_die_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), cold));
 
 /* Writes len bytes of text to stderr with write(2), whole unless it fails. */
-void rp_write_stderr(const char *text, size_t len);
+void rcupl_write_stderr(const char *text, size_t len);
 
 #endif /* RCUPOOL_LIB_DIE_H */

@@ -1,10 +1,10 @@
 /*
  * Failure injection: the library's allocation and pool-start sites ask
- * rp_fault() whether to fail; rcupool's own tests install the hook
+ * rcupl_fault() whether to fail; rcupool's own tests install the hook
  * (lib/testing.h). Not part of the public API.
  *
  * Invariant kept here:
- *   FAULT-1. With no hook installed, rp_fault() is one acquire load and
+ *   FAULT-1. With no hook installed, rcupl_fault() is one acquire load and
  *       returns false. The hook is installed and removed only while no
  *       other thread can be inside the library's allocation or creation
  *       paths.
@@ -12,22 +12,22 @@
 #include "internal.h"
 #include "testing.h"
 
-static rp_fault_hook_fn fault_hook;
+static rcupl_fault_hook_fn fault_hook;
 static void *fault_ctx;
 
-void rp_fault_set_hook(rp_fault_hook_fn fn, void *ctx) {
+void rcupl_fault_set_hook(rcupl_fault_hook_fn fn, void *ctx) {
   __atomic_store_n(&fault_ctx, ctx, __ATOMIC_RELAXED);
   __atomic_store_n(&fault_hook, fn, __ATOMIC_RELEASE);
 }
 
-bool rp_fault(enum rp_fault_site site) {
-  rp_fault_hook_fn fn = __atomic_load_n(&fault_hook, __ATOMIC_ACQUIRE);
+bool rcupl_fault(enum rcupl_fault_site site) {
+  rcupl_fault_hook_fn fn = __atomic_load_n(&fault_hook, __ATOMIC_ACQUIRE);
   if (__builtin_expect(fn == NULL, 1)) return false;
   return fn(__atomic_load_n(&fault_ctx, __ATOMIC_RELAXED), (int)site);
 }
 
-_Static_assert(RP_FAULT_SITE_ALLOC == (int)RP_FAULT_ALLOC, "fault sites");
-_Static_assert(RP_FAULT_SITE_POOL_CREATE == (int)RP_FAULT_POOL_CREATE,
+_Static_assert(RCUPL_FAULT_SITE_ALLOC == (int)RCUPL_FAULT_ALLOC, "fault sites");
+_Static_assert(RCUPL_FAULT_SITE_POOL_CREATE == (int)RCUPL_FAULT_POOL_CREATE,
                "fault sites");
-_Static_assert(RP_FAULT_SITE_RECLAIM_THREAD == (int)RP_FAULT_RECLAIM_THREAD,
+_Static_assert(RCUPL_FAULT_SITE_RECLAIM_THREAD == (int)RCUPL_FAULT_RECLAIM_THREAD,
                "fault sites");

@@ -90,7 +90,7 @@
  *           deadlock with a grace period in flight (liburcu-bp's hook, or
  *           the memb grace period prepare waits for, waits for that
  *           section): prepare detects it and dies with a message
- *           (rp_die: stderr, no hook, no lock).
+ *           (rcupl_die: stderr, no hook, no lock).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -104,7 +104,7 @@ static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static bool called_urcu_hooks;
 static bool took_manager;
 
-static bool rp_every_signal_blocked(void) {
+static bool rcupl_every_signal_blocked(void) {
   sigset_t cur;
   if (pthread_sigmask(SIG_BLOCK, NULL, &cur) != 0) return false;
   for (int s = 1; s < NSIG; s++) {
@@ -115,57 +115,57 @@ static bool rp_every_signal_blocked(void) {
   return true;
 }
 
-static void rp_fork_prepare(void) {
-  if (rp_read_ongoing_quiet())
-    rp_die("fork() inside a read-side section of the forking thread; leave "
+static void rcupl_fork_prepare(void) {
+  if (rcupl_read_ongoing_quiet())
+    rcupl_die("fork() inside a read-side section of the forking thread; leave "
            "the section first (docs/flavours.md, fork)");
   /* bp: another handler of this fork (another copy of rcupool, or the
    * application) may hold liburcu-bp's locks already (FORK-3); a running
    * callback batch may then wait for them, so it cannot be waited out
    * (RECLAIM-12: the child resumes it). */
-  bool urcu_taken = RP_URCU_HAS_FORK_HOOKS && rp_every_signal_blocked();
-  rp_reclaim_fork_hold(!urcu_taken);
-  rp_default_fork_prepare();
-  rcupool_t *m = rp_default_peek();
+  bool urcu_taken = RCUPL_URCU_HAS_FORK_HOOKS && rcupl_every_signal_blocked();
+  rcupl_reclaim_fork_hold(!urcu_taken);
+  rcupl_default_fork_prepare();
+  rcupool_t *m = rcupl_default_peek();
   took_manager = m != NULL;
   if (m != NULL) {
-    rp_mutex_lock(&m->writer);
+    rcupl_mutex_lock(&m->writer);
     /* The spare the child will publish (FORK-4): made here, in the parent,
      * once; kept for later forks until a child consumes its copy. */
     if (m->spare == NULL) {
-      struct rp_pool *spare;
-      if (rp_pool_create(m, 1, &spare) == 0) m->spare = spare;
+      struct rcupl_pool *spare;
+      if (rcupl_pool_create(m, 1, &spare) == 0) m->spare = spare;
     }
   }
   called_urcu_hooks = false;
-  if (!RP_URCU_HAS_FORK_HOOKS) {
-    rp_reclaim_fork_gate_prepare(); /* RECLAIM-11: no grace period in flight */
-    rp_rcu_fork_prepare();          /* MEMB-4 */
+  if (!RCUPL_URCU_HAS_FORK_HOOKS) {
+    rcupl_reclaim_fork_gate_prepare(); /* RECLAIM-11: no grace period in flight */
+    rcupl_rcu_fork_prepare();          /* MEMB-4 */
     called_urcu_hooks = true;
   } else if (!urcu_taken) {
-    rp_rcu_fork_prepare();
+    rcupl_rcu_fork_prepare();
     called_urcu_hooks = true;
   }
-  rp_reclaim_fork_prepare();
-  rp_managers_fork_prepare();
-  rp_log_fork_prepare();
+  rcupl_reclaim_fork_prepare();
+  rcupl_managers_fork_prepare();
+  rcupl_log_fork_prepare();
 }
 
-static void rp_fork_parent(void) {
-  rp_log_fork_parent();
-  rp_managers_fork_parent();
-  rp_reclaim_fork_parent();
-  if (called_urcu_hooks) rp_rcu_fork_parent();
-  if (!RP_URCU_HAS_FORK_HOOKS) rp_reclaim_fork_gate_parent();
-  rcupool_t *m = took_manager ? rp_default_peek() : NULL;
-  if (m != NULL) rp_mutex_unlock(&m->writer);
-  rp_default_fork_parent();
+static void rcupl_fork_parent(void) {
+  rcupl_log_fork_parent();
+  rcupl_managers_fork_parent();
+  rcupl_reclaim_fork_parent();
+  if (called_urcu_hooks) rcupl_rcu_fork_parent();
+  if (!RCUPL_URCU_HAS_FORK_HOOKS) rcupl_reclaim_fork_gate_parent();
+  rcupool_t *m = took_manager ? rcupl_default_peek() : NULL;
+  if (m != NULL) rcupl_mutex_unlock(&m->writer);
+  rcupl_default_fork_parent();
 }
 
 /* The default manager in the child, after its pools became orphans, with
  * writer and lock held by this thread and no other thread alive (FORK-4). */
-static void rp_fork_child_default(rcupool_t *m) {
-  struct rp_pool *spare = m->spare;
+static void rcupl_fork_child_default(rcupool_t *m) {
+  struct rcupl_pool *spare = m->spare;
   if (spare == NULL) {
     /* No spare (the parent could not make one): the orphan stays current
      * and parallel work runs inline until the manager is settled. */
@@ -173,71 +173,71 @@ static void rp_fork_child_default(rcupool_t *m) {
     return;
   }
   m->spare = NULL;
-  struct rp_pool *old = m->current;
+  struct rcupl_pool *old = m->current;
   /* current_threads keeps the size the settled pool will have. */
-  rp_manager_publish_locked(m, spare, true,
+  rcupl_manager_publish_locked(m, spare, true,
                             __atomic_load_n(&m->current_threads,
                                             __ATOMIC_RELAXED));
   __atomic_store_n(&m->fork_stale, true, __ATOMIC_RELEASE);
   /* No reader of the parent's threads exists here (FORK-6: not even this
    * thread's): the manager's reference of the old pool can go at once. */
   old->managed = false;
-  if (rp_pool_put(old)) rp_reclaim_free_later_quiet(old);
+  if (rcupl_pool_put(old)) rcupl_reclaim_free_later_quiet(old);
 }
 
 /* Every manager in the child, with its lock held by this thread and no
  * other thread alive (FORK-4). */
-static void rp_fork_child_orphans(rcupool_t *m) {
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) {
+static void rcupl_fork_child_orphans(rcupool_t *m) {
+  struct rcupl_pool *p;
+  rcupl_for_each_pool(p, m) {
     p->fork_orphan = true;
     /* Dispatch references of threads that do not exist here are dropped;
      * this thread's own, if it forked from a task of its own dispatch,
      * stays (its put comes when that call returns). */
-    size_t keep = p == rp_parallel_dispatching() ? RP_DISPATCH_REF : 0;
-    __atomic_store_n(&p->refs, rp_pool_counted_refs(p) + keep,
+    size_t keep = p == rcupl_parallel_dispatching() ? RCUPL_DISPATCH_REF : 0;
+    __atomic_store_n(&p->refs, rcupl_pool_counted_refs(p) + keep,
                      __ATOMIC_RELAXED);
     /* Dropped to zero by a thread that was about to hand it over, or by
      * the line above. */
-    if (rp_pool_refs(p) == 0) {
-      rp_reclaim_fork_child_adopt(p);
+    if (rcupl_pool_refs(p) == 0) {
+      rcupl_reclaim_fork_child_adopt(p);
     } else if (p->managed && p != m->current) {
       /* A warm orphan is never reused (RESET-2): the manager lets it go
        * now (WARM-3 would at its first pass). */
       p->managed = false;
-      if (rp_pool_put(p)) rp_reclaim_free_later_quiet(p);
+      if (rcupl_pool_put(p)) rcupl_reclaim_free_later_quiet(p);
     }
   }
-  if (m->is_default && m == rp_default_peek() && took_manager)
-    rp_fork_child_default(m);
+  if (m->is_default && m == rcupl_default_peek() && took_manager)
+    rcupl_fork_child_default(m);
 }
 
-static void rp_fork_child(void) {
-  rp_log_fork_child();
-  rp_reclaim_fork_child();
-  if (called_urcu_hooks) rp_rcu_fork_child();
-  rp_reclaim_fork_gate_child(!RP_URCU_HAS_FORK_HOOKS);
-  rp_managers_fork_child(rp_fork_child_orphans);
-  rcupool_t *m = took_manager ? rp_default_peek() : NULL;
-  if (m != NULL) rp_mutex_unlock(&m->writer);
-  rp_default_fork_child();
+static void rcupl_fork_child(void) {
+  rcupl_log_fork_child();
+  rcupl_reclaim_fork_child();
+  if (called_urcu_hooks) rcupl_rcu_fork_child();
+  rcupl_reclaim_fork_gate_child(!RCUPL_URCU_HAS_FORK_HOOKS);
+  rcupl_managers_fork_child(rcupl_fork_child_orphans);
+  rcupool_t *m = took_manager ? rcupl_default_peek() : NULL;
+  if (m != NULL) rcupl_mutex_unlock(&m->writer);
+  rcupl_default_fork_child();
 }
 
-static void rp_fork_register_once(void) {
+static void rcupl_fork_register_once(void) {
   /* Without handlers a fork child inherits locks and pools as they were:
    * rcupool must not be used there. Said once, at load. */
-  int err = pthread_atfork(rp_fork_prepare, rp_fork_parent, rp_fork_child);
+  int err = pthread_atfork(rcupl_fork_prepare, rcupl_fork_parent, rcupl_fork_child);
   if (err != 0)
-    rp_log(RCUPOOL_LOG_ERROR,
+    rcupl_log(RCUPOOL_LOG_ERROR,
            "fork: pthread_atfork failed (%d); do not use rcupool in a child "
            "of fork()",
            err);
 }
 
-void rp_fork_register(void) {
-  pthread_once(&fork_once, rp_fork_register_once);
+void rcupl_fork_register(void) {
+  pthread_once(&fork_once, rcupl_fork_register_once);
 }
 
-__attribute__((constructor)) static void rp_fork_register_at_load(void) {
-  rp_fork_register();
+__attribute__((constructor)) static void rcupl_fork_register_at_load(void) {
+  rcupl_fork_register();
 }

@@ -5,6 +5,6 @@
 #define RCUPOOL_LIB_FORK_H
 
 /* Registers the fork handlers once per copy of the library. */
-void rp_fork_register(void);
+void rcupl_fork_register(void);
 
 #endif /* RCUPOOL_LIB_FORK_H */

@@ -3,10 +3,10 @@
  *
  * Invariants kept here:
  *   IDLE-1. m->idle_flags is PTHREADPOOL_FLAG_YIELD_WORKERS or 0, never
- *       anything else: the only writers are rp_manager_init() (manager.c)
- *       and rcupool_set_idle(), both with a value from rp_idle_flags().
+ *       anything else: the only writers are rcupl_manager_init() (manager.c)
+ *       and rcupool_set_idle(), both with a value from rcupl_idle_flags().
  *   IDLE-2. Every pthreadpool call rcupool makes for m ORs
- *       rp_idle_flags_of(m), loaded once as the call starts, into its own
+ *       rcupl_idle_flags_of(m), loaded once as the call starts, into its own
  *       flags (parallel.c: rcupool_parallelize_1d(); worker.c: the census);
  *       a policy never removes a flag the caller passed. The XNNPACK backend
  *       reads rcupool_idle() once per runtime it creates
@@ -20,10 +20,10 @@
 #include "internal.h"
 
 /* The library's default: yield (benchmarks/README.md, "Idle workers", has why). */
-#define RP_IDLE_LIBRARY_DEFAULT RCUPOOL_IDLE_YIELD
+#define RCUPL_IDLE_LIBRARY_DEFAULT RCUPOOL_IDLE_YIELD
 
-bool rp_idle_flags(rcupool_idle_t idle, uint32_t *flags) {
-  if (idle == RCUPOOL_IDLE_DEFAULT) idle = RP_IDLE_LIBRARY_DEFAULT;
+bool rcupl_idle_flags(rcupool_idle_t idle, uint32_t *flags) {
+  if (idle == RCUPOOL_IDLE_DEFAULT) idle = RCUPL_IDLE_LIBRARY_DEFAULT;
   switch (idle) {
     case RCUPOOL_IDLE_SPIN:
       *flags = 0;
@@ -39,20 +39,20 @@ bool rp_idle_flags(rcupool_idle_t idle, uint32_t *flags) {
 int rcupool_set_idle(rcupool_t *m, rcupool_idle_t idle) {
   if (m == NULL) return -EINVAL;
   uint32_t flags;
-  if (!rp_idle_flags(idle, &flags)) {
-    rp_log(RCUPOOL_LOG_ERROR, "set_idle: %d is not an idle policy",
+  if (!rcupl_idle_flags(idle, &flags)) {
+    rcupl_log(RCUPOOL_LOG_ERROR, "set_idle: %d is not an idle policy",
            (int)idle);
-    rp_log_deliver();
+    rcupl_log_deliver();
     return -EINVAL;
   }
   __atomic_store_n(&m->idle_flags, flags, __ATOMIC_RELAXED);
-  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: idle policy %s", (void *)m,
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: idle policy %s", (void *)m,
          flags != 0 ? "yield" : "spin");
-  rp_log_deliver();
+  rcupl_log_deliver();
   return 0;
 }
 
 rcupool_idle_t rcupool_idle(rcupool_t *m) {
   if (m == NULL) return RCUPOOL_IDLE_DEFAULT;
-  return rp_idle_flags_of(m) != 0 ? RCUPOOL_IDLE_YIELD : RCUPOOL_IDLE_SPIN;
+  return rcupl_idle_flags_of(m) != 0 ? RCUPOOL_IDLE_YIELD : RCUPOOL_IDLE_SPIN;
 }

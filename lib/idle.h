@@ -13,10 +13,10 @@
 /* The flags a policy adds to m's pthreadpool calls (RCUPOOL_IDLE_DEFAULT:
  * the library's policy) in *flags; false, *flags untouched, when idle is
  * not a value of rcupool_idle_t. */
-bool rp_idle_flags(rcupool_idle_t idle, uint32_t *flags);
+bool rcupl_idle_flags(rcupool_idle_t idle, uint32_t *flags);
 
 /* What every pthreadpool call made for m ORs into its flags. */
-static inline uint32_t rp_idle_flags_of(const rcupool_t *m) {
+static inline uint32_t rcupl_idle_flags_of(const rcupool_t *m) {
   return __atomic_load_n(&m->idle_flags, __ATOMIC_RELAXED);
 }
 

@@ -1,6 +1,14 @@
 /*
  * Private: every private header of lib/, for the files of lib/ that include
- * them all. One concept a header, each beside its code:
+ * them all.
+ *
+ * Names: the public API is rcupool_* and RCUPOOL_*; everything private to
+ * lib/ is rcupl_* (functions, types, variables: a static link of the
+ * archive puts them beside the application's own symbols, so the prefix is
+ * one no other library uses) and RCUPL_* (macros). The shared library
+ * exports rcupool_* only (lib/shared/rcupool.map).
+ *
+ * One concept a header, each beside its code:
  *
  *   pool.h              the pool struct, its reference count (what the
  *                       references are) and lib/pool.c

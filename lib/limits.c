@@ -13,7 +13,7 @@
  * cgroup up to the mount point is read and the smallest quota wins (a
  * parent's limit binds its children; a container that sees its own cgroup
  * at the mount point ends the walk there). <root> is "" (the real files)
- * unless a test installs another (rp_cpus_set_cgroup_root, testing.h);
+ * unless a test installs another (rcupl_cpus_set_cgroup_root, testing.h);
  * cgroup_root is under limits_lock.
  *
  * Invariants kept here:
@@ -24,7 +24,7 @@
  *           1..RCUPOOL_MAX_THREADS.
  *   LIMITS-2. Room for a pool's threads is seen, not computed: as many
  *           probe threads as the pool has workers, with the same default
- *           attributes, all alive at once (rp_limits_threads_can_start).
+ *           attributes, all alive at once (rcupl_limits_threads_can_start).
  *           Whatever stops a thread start (RLIMIT_NPROC, RLIMIT_DATA or
  *           RLIMIT_AS for the stacks, a pids cgroup, kernel.threads-max,
  *           vm.max_map_count, memory) stops a probe first. The probes'
@@ -34,7 +34,7 @@
  *           start is not seen; that window is all that is left.
  *   LIMITS-3. Every call that takes a thread count from its caller
  *           (create, reset, pin_sized) refuses one above
- *           RCUPOOL_MAX_THREADS through rp_limits_check_threads(): -EINVAL,
+ *           RCUPOOL_MAX_THREADS through rcupl_limits_check_threads(): -EINVAL,
  *           logged at error level with the call's name (LOG-5).
  */
 #include <errno.h>
@@ -51,9 +51,9 @@
 
 /* --- the library's maximum (LIMITS-3) ------------------------------------- */
 
-int rp_limits_check_threads(const char *call, size_t threads) {
+int rcupl_limits_check_threads(const char *call, size_t threads) {
   if (threads <= RCUPOOL_MAX_THREADS) return 0;
-  rp_log(RCUPOOL_LOG_ERROR, "%s: %zu threads is above the maximum %d", call,
+  rcupl_log(RCUPOOL_LOG_ERROR, "%s: %zu threads is above the maximum %d", call,
          threads, RCUPOOL_MAX_THREADS);
   return -EINVAL;
 }
@@ -64,34 +64,34 @@ int rp_limits_check_threads(const char *call, size_t threads) {
  * pthread_create(): when a worker cannot start (RLIMIT_NPROC, out of
  * memory) pthreadpool_create() waits for it forever. So the probes start
  * first, and if one cannot start, the pool's would not either. */
-struct rp_probe {
+struct rcupl_probe {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   bool go;
 };
 
-static void *rp_probe_main(void *arg) {
-  struct rp_probe *pr = arg;
-  rp_mutex_lock(&pr->mu);
-  while (!pr->go) rp_cond_wait(&pr->cv, &pr->mu);
-  rp_mutex_unlock(&pr->mu);
+static void *rcupl_probe_main(void *arg) {
+  struct rcupl_probe *pr = arg;
+  rcupl_mutex_lock(&pr->mu);
+  while (!pr->go) rcupl_cond_wait(&pr->cv, &pr->mu);
+  rcupl_mutex_unlock(&pr->mu);
   return NULL;
 }
 
-bool rp_limits_threads_can_start(size_t threads) {
+bool rcupl_limits_threads_can_start(size_t threads) {
   if (threads == 0) return true;
   pthread_t *t = malloc(threads * sizeof(*t));
   if (t == NULL) return false;
-  struct rp_probe pr = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+  struct rcupl_probe pr = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
                         false};
   size_t started = 0;
   while (started < threads &&
-         pthread_create(&t[started], NULL, rp_probe_main, &pr) == 0)
+         pthread_create(&t[started], NULL, rcupl_probe_main, &pr) == 0)
     started++;
-  rp_mutex_lock(&pr.mu);
+  rcupl_mutex_lock(&pr.mu);
   pr.go = true;
   pthread_cond_broadcast(&pr.cv);
-  rp_mutex_unlock(&pr.mu);
+  rcupl_mutex_unlock(&pr.mu);
   for (size_t i = 0; i < started; i++) pthread_join(t[i], NULL);
   free(t);
   return started == threads;
@@ -100,17 +100,17 @@ bool rp_limits_threads_can_start(size_t threads) {
 static pthread_mutex_t limits_lock = PTHREAD_MUTEX_INITIALIZER;
 static char cgroup_root[PATH_MAX]; /* "" : the real files */
 
-void rp_limits_set_cgroup_root(const char *root) {
-  rp_mutex_lock(&limits_lock);
+void rcupl_limits_set_cgroup_root(const char *root) {
+  rcupl_mutex_lock(&limits_lock);
   snprintf(cgroup_root, sizeof cgroup_root, "%s", root != NULL ? root : "");
-  rp_mutex_unlock(&limits_lock);
+  rcupl_mutex_unlock(&limits_lock);
 }
 
 /* --- the CPU quota of the process's cgroup -------------------------------- */
 
 /* Reads up to len - 1 bytes of path into buf, NUL-terminated (an empty
  * file gives ""). False if it cannot be opened. */
-static bool rp_limits_read_file(const char *path, char *buf, size_t len) {
+static bool rcupl_limits_read_file(const char *path, char *buf, size_t len) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   size_t have = 0;
@@ -127,7 +127,7 @@ static bool rp_limits_read_file(const char *path, char *buf, size_t len) {
 
 /* Parses a decimal in 1..10^18-1 from [s, s + n) (the digit cap keeps it
  * far below overflow). */
-static bool rp_parse_positive(const char *s, size_t n, uint64_t *out) {
+static bool rcupl_parse_positive(const char *s, size_t n, uint64_t *out) {
   if (n == 0 || n > 18) return false; /* 18 digits: no overflow below */
   uint64_t v = 0;
   for (size_t i = 0; i < n; i++) {
@@ -140,14 +140,14 @@ static bool rp_parse_positive(const char *s, size_t n, uint64_t *out) {
 }
 
 /* ceil(quota / period) CPUs, in 1..RCUPOOL_MAX_THREADS. */
-static size_t rp_quota_cpus(uint64_t quota, uint64_t period) {
+static size_t rcupl_quota_cpus(uint64_t quota, uint64_t period) {
   uint64_t cpus = quota / period + (quota % period != 0);
   if (cpus < 1) cpus = 1;
   return cpus > RCUPOOL_MAX_THREADS ? RCUPOOL_MAX_THREADS : (size_t)cpus;
 }
 
 /* The length of text without trailing blanks and newlines. */
-static size_t rp_trimmed_len(const char *text) {
+static size_t rcupl_trimmed_len(const char *text) {
   size_t n = strlen(text);
   while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' ' ||
                    text[n - 1] == '\t'))
@@ -155,67 +155,67 @@ static size_t rp_trimmed_len(const char *text) {
   return n;
 }
 
-int rp_limits_parse_cpu_max(const char *text, size_t *cpus) {
-  size_t n = rp_trimmed_len(text);
+int rcupl_limits_parse_cpu_max(const char *text, size_t *cpus) {
+  size_t n = rcupl_trimmed_len(text);
   const char *space = memchr(text, ' ', n);
   size_t qlen = space != NULL ? (size_t)(space - text) : n;
   uint64_t quota, period;
   if (qlen == 3 && memcmp(text, "max", 3) == 0) {
     if (space != NULL &&
-        !rp_parse_positive(space + 1, n - qlen - 1, &period))
+        !rcupl_parse_positive(space + 1, n - qlen - 1, &period))
       return -EINVAL;
     *cpus = 0;
     return 0;
   }
-  if (space == NULL || !rp_parse_positive(text, qlen, &quota) ||
-      !rp_parse_positive(space + 1, n - qlen - 1, &period))
+  if (space == NULL || !rcupl_parse_positive(text, qlen, &quota) ||
+      !rcupl_parse_positive(space + 1, n - qlen - 1, &period))
     return -EINVAL;
-  *cpus = rp_quota_cpus(quota, period);
+  *cpus = rcupl_quota_cpus(quota, period);
   return 0;
 }
 
-int rp_limits_parse_cfs(const char *quota_text, const char *period_text,
+int rcupl_limits_parse_cfs(const char *quota_text, const char *period_text,
                         size_t *cpus) {
-  size_t qn = rp_trimmed_len(quota_text), pn = rp_trimmed_len(period_text);
+  size_t qn = rcupl_trimmed_len(quota_text), pn = rcupl_trimmed_len(period_text);
   uint64_t quota, period;
-  if (!rp_parse_positive(period_text, pn, &period)) return -EINVAL;
+  if (!rcupl_parse_positive(period_text, pn, &period)) return -EINVAL;
   if (qn == 2 && memcmp(quota_text, "-1", 2) == 0) {
     *cpus = 0;
     return 0;
   }
-  if (!rp_parse_positive(quota_text, qn, &quota)) return -EINVAL;
-  *cpus = rp_quota_cpus(quota, period);
+  if (!rcupl_parse_positive(quota_text, qn, &quota)) return -EINVAL;
+  *cpus = rcupl_quota_cpus(quota, period);
   return 0;
 }
 
 /* Reads one level's quota. Returns 1 and sets *cpus (0: no quota) when the
  * level has the file(s), 0 when it has none; a malformed file is logged and
  * counts as "none" at this level. */
-static int rp_read_level(const char *dir, bool v2, size_t *cpus) {
+static int rcupl_read_level(const char *dir, bool v2, size_t *cpus) {
   char path[PATH_MAX + 32], a[128], b[128] = "";
   const char *file = v2 ? "cpu.max" : "cpu.cfs_quota_us";
   if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
     return 0;
-  if (!rp_limits_read_file(path, a, sizeof a)) return 0;
+  if (!rcupl_limits_read_file(path, a, sizeof a)) return 0;
   int err;
   if (v2) {
-    err = rp_limits_parse_cpu_max(a, cpus);
+    err = rcupl_limits_parse_cpu_max(a, cpus);
   } else {
     char ppath[PATH_MAX + 32];
     if (snprintf(ppath, sizeof ppath, "%s/cpu.cfs_period_us", dir) >=
             (int)sizeof ppath ||
-        !rp_limits_read_file(ppath, b, sizeof b))
+        !rcupl_limits_read_file(ppath, b, sizeof b))
       b[0] = '\0';
-    err = rp_limits_parse_cfs(a, b, cpus);
+    err = rcupl_limits_parse_cfs(a, b, cpus);
   }
   if (err != 0) {
-    int an = (int)rp_trimmed_len(a), bn = (int)rp_trimmed_len(b);
+    int an = (int)rcupl_trimmed_len(a), bn = (int)rcupl_trimmed_len(b);
     for (int i = 0; i < an; i++)  /* log printable text only */
       if (a[i] < 0x20 || a[i] > 0x7e) a[i] = '?';
     for (int i = 0; i < bn; i++)
       if (b[i] < 0x20 || b[i] > 0x7e) b[i] = '?';
     /* The reason first: a long path may be cut at the log's 255 bytes. */
-    rp_log(RCUPOOL_LOG_WARN,
+    rcupl_log(RCUPOOL_LOG_WARN,
            "cgroup: not a CPU quota, ignored: \"%.*s\"%s%.*s%s in %s",
            an > 32 ? 32 : an, a, v2 ? "" : " (period \"",
            v2 ? 0 : (bn > 32 ? 32 : bn), v2 ? "" : b, v2 ? "" : "\")", path);
@@ -226,7 +226,7 @@ static int rp_read_level(const char *dir, bool v2, size_t *cpus) {
 
 /* Walks from mount/cgroup up to mount; the smallest quota wins. Returns
  * whether any level had the file(s); *cpus is 0 when none set a quota. */
-static bool rp_walk_cgroup(const char *root, const char *mount,
+static bool rcupl_walk_cgroup(const char *root, const char *mount,
                            const char *cgroup, bool v2, size_t *cpus) {
   char rel[PATH_MAX];
   if (snprintf(rel, sizeof rel, "%s", cgroup) >= (int)sizeof rel) return false;
@@ -239,7 +239,7 @@ static bool rp_walk_cgroup(const char *root, const char *mount,
     if (snprintf(dir, sizeof dir, "%s%s%s", root, mount, rel) <
         (int)sizeof dir) {
       size_t level;
-      if (rp_read_level(dir, v2, &level)) {
+      if (rcupl_read_level(dir, v2, &level)) {
         found = true;
         if (level != 0 && (*cpus == 0 || level < *cpus)) *cpus = level;
       }
@@ -257,12 +257,12 @@ static bool rp_walk_cgroup(const char *root, const char *mount,
  * v2, the path of the v1 hierarchy whose controllers include "cpu" into v1.
  * A path that does not fit, or a line that is not of that form, is left
  * out (LIMITS-1). */
-struct rp_self_cgroup {
+struct rcupl_self_cgroup {
   char v2[PATH_MAX], v1[PATH_MAX];
   bool have_v2, have_v1;
 };
 
-static void rp_parse_self_cgroup(char *text, struct rp_self_cgroup *out) {
+static void rcupl_parse_self_cgroup(char *text, struct rcupl_self_cgroup *out) {
   out->have_v2 = out->have_v1 = false;
   for (char *line = text, *next; line != NULL && *line != '\0'; line = next) {
     next = strchr(line, '\n');
@@ -287,25 +287,25 @@ static void rp_parse_self_cgroup(char *text, struct rp_self_cgroup *out) {
   }
 }
 
-size_t rp_limits_cgroup_cpus(const char *root) {
+size_t rcupl_limits_cgroup_cpus(const char *root) {
   char self[4096], path[PATH_MAX + 32];
   snprintf(path, sizeof path, "%s/proc/self/cgroup", root);
-  if (!rp_limits_read_file(path, self, sizeof self)) return 0;
-  struct rp_self_cgroup cg;
-  rp_parse_self_cgroup(self, &cg);
+  if (!rcupl_limits_read_file(path, self, sizeof self)) return 0;
+  struct rcupl_self_cgroup cg;
+  rcupl_parse_self_cgroup(self, &cg);
   size_t cpus = 0;
-  if (cg.have_v2 && rp_walk_cgroup(root, "/sys/fs/cgroup", cg.v2, true, &cpus))
+  if (cg.have_v2 && rcupl_walk_cgroup(root, "/sys/fs/cgroup", cg.v2, true, &cpus))
     return cpus;
   if (cg.have_v1)
-    rp_walk_cgroup(root, "/sys/fs/cgroup/cpu", cg.v1, false, &cpus);
+    rcupl_walk_cgroup(root, "/sys/fs/cgroup/cpu", cg.v1, false, &cpus);
   return cpus;
 }
 
-size_t rp_limits_cpu_quota(void) {
+size_t rcupl_limits_cpu_quota(void) {
   char root[PATH_MAX];
-  rp_mutex_lock(&limits_lock);
+  rcupl_mutex_lock(&limits_lock);
   memcpy(root, cgroup_root, sizeof root);
-  rp_mutex_unlock(&limits_lock);
-  return rp_limits_cgroup_cpus(root);
+  rcupl_mutex_unlock(&limits_lock);
+  return rcupl_limits_cgroup_cpus(root);
 }
 

@@ -3,9 +3,9 @@
  * of rcupool locks held and the one death of a failed lock call.
  *
  * Invariants:
- *   LOCK-1. rp_locks_held is the number of rcupool mutexes the calling
+ *   LOCK-1. rcupl_locks_held is the number of rcupool mutexes the calling
  *           thread holds: every lock and unlock of lib/ goes through
- *           rp_mutex_lock/rp_mutex_unlock (a condition wait gives the mutex
+ *           rcupl_mutex_lock/rcupl_mutex_unlock (a condition wait gives the mutex
  *           back before it returns, so it leaves the count alone). The log
  *           reads it before running a hook (log.c, LOG-1).
  *   LOCK-2. A pthread lock call that fails is a broken invariant (a lock
@@ -18,13 +18,13 @@
 
 #include "internal.h"
 
-__thread unsigned rp_locks_held;
+__thread unsigned rcupl_locks_held;
 
-void rp_lock_failed(const char *file, int line, const char *what, int err) {
-  rp_die_at(file, line, "%s failed (error %d)", what, err);
+void rcupl_lock_failed(const char *file, int line, const char *what, int err) {
+  rcupl_die_at(file, line, "%s failed (error %d)", what, err);
 }
 
-void rp_cond_wait_ns_at(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ns,
+void rcupl_cond_wait_ns_at(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ns,
                         const char *file, int line) {
   struct timespec at;
   clock_gettime(CLOCK_REALTIME, &at);
@@ -33,5 +33,5 @@ void rp_cond_wait_ns_at(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ns,
   at.tv_nsec = (long)(nsec % 1000000000u);
   int err = pthread_cond_timedwait(cv, mu, &at);
   if (__builtin_expect(err != 0 && err != ETIMEDOUT, 0))
-    rp_lock_failed(file, line, "pthread_cond_timedwait", err);
+    rcupl_lock_failed(file, line, "pthread_cond_timedwait", err);
 }

@@ -8,42 +8,42 @@
 #include <stdint.h>
 
 /* Every pthread mutex and condition-variable call of lib/ goes through
- * these: a failure dies with the caller's file and line (rp_die), and the
+ * these: a failure dies with the caller's file and line (rcupl_die), and the
  * calling thread counts the rcupool locks it holds, so the log never runs
  * a hook while one is held (log.c, LOG-1). */
-extern __thread unsigned rp_locks_held;
-void rp_lock_failed(const char *file, int line, const char *what, int err)
+extern __thread unsigned rcupl_locks_held;
+void rcupl_lock_failed(const char *file, int line, const char *what, int err)
     __attribute__((noreturn, cold));
-#define rp_mutex_lock(mu) rp_mutex_lock_at((mu), __FILE__, __LINE__)
-#define rp_mutex_unlock(mu) rp_mutex_unlock_at((mu), __FILE__, __LINE__)
-#define rp_cond_wait(cv, mu) rp_cond_wait_at((cv), (mu), __FILE__, __LINE__)
-static inline void rp_mutex_lock_at(pthread_mutex_t *mu, const char *file,
+#define rcupl_mutex_lock(mu) rcupl_mutex_lock_at((mu), __FILE__, __LINE__)
+#define rcupl_mutex_unlock(mu) rcupl_mutex_unlock_at((mu), __FILE__, __LINE__)
+#define rcupl_cond_wait(cv, mu) rcupl_cond_wait_at((cv), (mu), __FILE__, __LINE__)
+static inline void rcupl_mutex_lock_at(pthread_mutex_t *mu, const char *file,
                                     int line) {
   int err = pthread_mutex_lock(mu);
   if (__builtin_expect(err != 0, 0))
-    rp_lock_failed(file, line, "pthread_mutex_lock", err);
-  rp_locks_held++;
+    rcupl_lock_failed(file, line, "pthread_mutex_lock", err);
+  rcupl_locks_held++;
 }
-static inline void rp_mutex_unlock_at(pthread_mutex_t *mu, const char *file,
+static inline void rcupl_mutex_unlock_at(pthread_mutex_t *mu, const char *file,
                                       int line) {
-  rp_locks_held--;
+  rcupl_locks_held--;
   int err = pthread_mutex_unlock(mu);
   if (__builtin_expect(err != 0, 0))
-    rp_lock_failed(file, line, "pthread_mutex_unlock", err);
+    rcupl_lock_failed(file, line, "pthread_mutex_unlock", err);
 }
-static inline void rp_cond_wait_at(pthread_cond_t *cv, pthread_mutex_t *mu,
+static inline void rcupl_cond_wait_at(pthread_cond_t *cv, pthread_mutex_t *mu,
                                    const char *file, int line) {
   int err = pthread_cond_wait(cv, mu);
   if (__builtin_expect(err != 0, 0))
-    rp_lock_failed(file, line, "pthread_cond_wait", err);
+    rcupl_lock_failed(file, line, "pthread_cond_wait", err);
 }
 
 /* A condition wait of at most `ns` nanoseconds (on CLOCK_REALTIME, which
  * pthread_cond_t uses by default: only the span matters here). A timeout
  * is not a failure. */
-#define rp_cond_wait_ns(cv, mu, ns) \
-  rp_cond_wait_ns_at((cv), (mu), (ns), __FILE__, __LINE__)
-void rp_cond_wait_ns_at(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ns,
+#define rcupl_cond_wait_ns(cv, mu, ns) \
+  rcupl_cond_wait_ns_at((cv), (mu), (ns), __FILE__, __LINE__)
+void rcupl_cond_wait_ns_at(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ns,
                         const char *file, int line);
 
 #endif /* RCUPOOL_LIB_LOCK_H */

@@ -4,13 +4,13 @@
  *
  * Invariants:
  *   LOG-1. No user code inside the library's machinery (design invariant
- *          8). rp_log() only formats a record and queues it (lq.mu is a
+ *          8). rcupl_log() only formats a record and queues it (lq.mu is a
  *          leaf lock held for a copy, never while anything else runs): it
  *          may be called anywhere, with any rcupool lock held, on the
  *          reclaim thread, on a pool worker. The hook runs only in
- *          rp_log_deliver(), called at the end of a public call, and only
- *          on a thread where rp_log_may_deliver() holds: no rcupool lock
- *          held by the thread (rp_locks_held), not the reclaim thread, not
+ *          rcupl_log_deliver(), called at the end of a public call, and only
+ *          on a thread where rcupl_log_may_deliver() holds: no rcupool lock
+ *          held by the thread (rcupl_locks_held), not the reclaim thread, not
  *          a pool worker or inside a task, not inside a read-side section,
  *          not already delivering. While a hook runs, no rcupool lock is
  *          held and no fork handler waits for it.
@@ -39,7 +39,7 @@
  *          NULL checks of the fast paths stay one branch). Calls that
  *          cannot return an error but ignore a misuse (unpin of an empty
  *          pin, scope exit with none entered) log it at warning level.
- *   LOG-6. The one fatal path, rp_die(), is lib/die.c's (DIE-1): it
+ *   LOG-6. The one fatal path, rcupl_die(), is lib/die.c's (DIE-1): it
  *          takes no lock and calls no hook.
  *   LOG-7. fork: prepare takes lq.mu last (every other lock may be held
  *          while logging), parent and child release it first. The child
@@ -56,11 +56,11 @@
 
 #include "internal.h"
 
-#define RP_LOG_QUEUE 256 /* records; a record is about 260 bytes */
+#define RCUPL_LOG_QUEUE 256 /* records; a record is about 260 bytes */
 
 /* A hook call in flight (on the delivering thread's stack). */
-struct rp_log_call {
-  struct rp_log_call *next;
+struct rcupl_log_call {
+  struct rcupl_log_call *next;
   uint64_t epoch;
   pthread_t thread;
 };
@@ -69,7 +69,7 @@ static struct {
   pthread_mutex_t mu;
   pthread_cond_t calls_done; /* rcupool_set_log() waits for old calls */
   /* Under mu. */
-  rcupool_log_record_t ring[RP_LOG_QUEUE];
+  rcupool_log_record_t ring[RCUPL_LOG_QUEUE];
   uint64_t head, tail;       /* tail - head records queued */
   uint64_t dropped;          /* ever (stats) */
   uint64_t dropped_unsaid;   /* not yet told to a hook */
@@ -77,7 +77,7 @@ static struct {
   void *ctx;
   bool held;                 /* rcupool_log_hold(): queue for log_take */
   uint64_t epoch;            /* bumped by every change of sink */
-  struct rp_log_call *calls;
+  struct rcupl_log_call *calls;
   /* Atomic, read without mu. */
   int min_level;
 } lq = {.mu = PTHREAD_MUTEX_INITIALIZER,
@@ -86,54 +86,54 @@ static struct {
 static __thread int delivering;
 
 /* Records queued (plus a pending "dropped" notice), written under lq.mu,
- * read without it by rp_log_deliver()'s one-load check (log_internal.h). */
-size_t rp_log_pending;
+ * read without it by rcupl_log_deliver()'s one-load check (log_internal.h). */
+size_t rcupl_log_pending;
 
-static void rp_log_pending_update_locked(void) {
+static void rcupl_log_pending_update_locked(void) {
   size_t n = (size_t)(lq.tail - lq.head) + (lq.dropped_unsaid != 0 ? 1 : 0);
-  __atomic_store_n(&rp_log_pending, n, __ATOMIC_RELAXED);
+  __atomic_store_n(&rcupl_log_pending, n, __ATOMIC_RELAXED);
 }
 
 static const char *const level_names[] = {"debug", "info", "warning", "error"};
 
-static void rp_log_write_stderr(rcupool_log_level_t level, const char *text) {
+static void rcupl_log_write_stderr(rcupool_log_level_t level, const char *text) {
   char line[RCUPOOL_LOG_MESSAGE_MAX + 32];
   int n = snprintf(line, sizeof line, "rcupool: %s: %s\n", level_names[level],
                    text);
   if (n < 0) return;
-  rp_write_stderr(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+  rcupl_write_stderr(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-static void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap)
+static void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 
-static void rp_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
+static void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
   if ((int)level < __atomic_load_n(&lq.min_level, __ATOMIC_RELAXED)) return;
   char text[RCUPOOL_LOG_MESSAGE_MAX];
   vsnprintf(text, sizeof text, fmt, ap);
-  rp_mutex_lock(&lq.mu);
+  rcupl_mutex_lock(&lq.mu);
   if (lq.fn == NULL && !lq.held) {
-    rp_mutex_unlock(&lq.mu);
-    if (level >= RCUPOOL_LOG_WARN) rp_log_write_stderr(level, text);
+    rcupl_mutex_unlock(&lq.mu);
+    if (level >= RCUPOOL_LOG_WARN) rcupl_log_write_stderr(level, text);
     return;
   }
-  if (lq.tail - lq.head == RP_LOG_QUEUE) {
+  if (lq.tail - lq.head == RCUPL_LOG_QUEUE) {
     lq.dropped++;
     lq.dropped_unsaid++;
   } else {
-    rcupool_log_record_t *r = &lq.ring[lq.tail % RP_LOG_QUEUE];
+    rcupool_log_record_t *r = &lq.ring[lq.tail % RCUPL_LOG_QUEUE];
     r->level = level;
     memcpy(r->message, text, sizeof text);
     lq.tail++;
   }
-  rp_log_pending_update_locked();
-  rp_mutex_unlock(&lq.mu);
+  rcupl_log_pending_update_locked();
+  rcupl_mutex_unlock(&lq.mu);
 }
 
-void rp_log(rcupool_log_level_t level, const char *fmt, ...) {
+void rcupl_log(rcupool_log_level_t level, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  rp_vlog(level, fmt, ap);
+  rcupl_vlog(level, fmt, ap);
   va_end(ap);
 }
 
@@ -141,40 +141,40 @@ void rcupool_log(rcupool_log_level_t level, const char *fmt, ...) {
   if ((unsigned)level > RCUPOOL_LOG_ERROR) level = RCUPOOL_LOG_ERROR;
   va_list ap;
   va_start(ap, fmt);
-  rp_vlog(level, fmt, ap);
+  rcupl_vlog(level, fmt, ap);
   va_end(ap);
-  rp_log_deliver();
+  rcupl_log_deliver();
 }
 
 /* Pops the oldest record into *out (under lq.mu). A pending count of
  * dropped records comes first, as a warning of its own. */
-enum { RP_POP_NONE = 0, RP_POP_RECORD = 1, RP_POP_NOTICE = 2 };
-static int rp_log_pop_locked(rcupool_log_record_t *out) {
+enum { RCUPL_POP_NONE = 0, RCUPL_POP_RECORD = 1, RCUPL_POP_NOTICE = 2 };
+static int rcupl_log_pop_locked(rcupool_log_record_t *out) {
   if (lq.dropped_unsaid != 0) {
     out->level = RCUPOOL_LOG_WARN;
     snprintf(out->message, sizeof out->message,
              "log: %llu records dropped (the queue of %d was full)",
-             (unsigned long long)lq.dropped_unsaid, RP_LOG_QUEUE);
+             (unsigned long long)lq.dropped_unsaid, RCUPL_LOG_QUEUE);
     lq.dropped_unsaid = 0;
-    rp_log_pending_update_locked();
-    return RP_POP_NOTICE;
+    rcupl_log_pending_update_locked();
+    return RCUPL_POP_NOTICE;
   }
-  if (lq.head == lq.tail) return RP_POP_NONE;
-  *out = lq.ring[lq.head % RP_LOG_QUEUE];
+  if (lq.head == lq.tail) return RCUPL_POP_NONE;
+  *out = lq.ring[lq.head % RCUPL_LOG_QUEUE];
   lq.head++;
-  rp_log_pending_update_locked();
-  return RP_POP_RECORD;
+  rcupl_log_pending_update_locked();
+  return RCUPL_POP_RECORD;
 }
 
-static bool rp_log_may_deliver(void) {
-  return delivering == 0 && rp_locks_held == 0 && !rp_worker_on_reclaim_thread() &&
-         !rp_in_task() && !rp_read_ongoing_quiet();
+static bool rcupl_log_may_deliver(void) {
+  return delivering == 0 && rcupl_locks_held == 0 && !rcupl_worker_on_reclaim_thread() &&
+         !rcupl_in_task() && !rcupl_read_ongoing_quiet();
 }
 
-void rp_log_deliver_slow(void) {
-  if (!rp_log_may_deliver()) return;
+void rcupl_log_deliver_slow(void) {
+  if (!rcupl_log_may_deliver()) return;
   delivering = 1;
-  rp_mutex_lock(&lq.mu);
+  rcupl_mutex_lock(&lq.mu);
   /* LOG-3: the records queued now, and at most one "dropped" notice. */
   uint64_t end = lq.tail;
   bool told_dropped = false;
@@ -182,75 +182,75 @@ void rp_log_deliver_slow(void) {
   int got;
   while (lq.fn != NULL && !lq.held &&
          (lq.head < end || (lq.dropped_unsaid != 0 && !told_dropped)) &&
-         (got = rp_log_pop_locked(&rec)) != RP_POP_NONE) {
-    if (got == RP_POP_NOTICE) told_dropped = true;
+         (got = rcupl_log_pop_locked(&rec)) != RCUPL_POP_NONE) {
+    if (got == RCUPL_POP_NOTICE) told_dropped = true;
 
-    struct rp_log_call call = {lq.calls, lq.epoch, pthread_self()};
+    struct rcupl_log_call call = {lq.calls, lq.epoch, pthread_self()};
     lq.calls = &call;
     rcupool_log_fn fn = lq.fn;
     void *ctx = lq.ctx;
-    rp_mutex_unlock(&lq.mu);
+    rcupl_mutex_unlock(&lq.mu);
     fn(ctx, rec.level, rec.message); /* LOG-1: no rcupool lock held */
-    rp_mutex_lock(&lq.mu);
-    struct rp_log_call **pp = &lq.calls;
+    rcupl_mutex_lock(&lq.mu);
+    struct rcupl_log_call **pp = &lq.calls;
     while (*pp != &call) pp = &(*pp)->next;
     *pp = call.next;
     pthread_cond_broadcast(&lq.calls_done);
   }
-  rp_mutex_unlock(&lq.mu);
+  rcupl_mutex_unlock(&lq.mu);
   delivering = 0;
 }
 
-void rcupool_log_deliver(void) { rp_log_deliver(); }
+void rcupool_log_deliver(void) { rcupl_log_deliver(); }
 
 /* Calls of hooks installed before `epoch` still running on other threads. */
-static bool rp_log_old_calls_locked(uint64_t epoch) {
+static bool rcupl_log_old_calls_locked(uint64_t epoch) {
   pthread_t self = pthread_self();
-  for (struct rp_log_call *c = lq.calls; c != NULL; c = c->next)
+  for (struct rcupl_log_call *c = lq.calls; c != NULL; c = c->next)
     if (c->epoch < epoch && !pthread_equal(c->thread, self)) return true;
   return false;
 }
 
-static void rp_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
-  rp_mutex_lock(&lq.mu);
+static void rcupl_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
+  rcupl_mutex_lock(&lq.mu);
   lq.fn = fn;
   lq.ctx = ctx;
   lq.held = held;
   uint64_t epoch = ++lq.epoch;
   /* LOG-4. From inside a hook it does not wait: two hooks that each
    * install a sink would wait for each other. */
-  while (delivering == 0 && rp_log_old_calls_locked(epoch))
-    rp_cond_wait(&lq.calls_done, &lq.mu);
-  rp_mutex_unlock(&lq.mu);
+  while (delivering == 0 && rcupl_log_old_calls_locked(epoch))
+    rcupl_cond_wait(&lq.calls_done, &lq.mu);
+  rcupl_mutex_unlock(&lq.mu);
   if (fn == NULL && !held) {
     /* The default sink queues nothing: what waits goes to stderr now,
      * written with lq.mu released (LOG-1). */
     rcupool_log_record_t rec;
     for (;;) {
-      rp_mutex_lock(&lq.mu);
+      rcupl_mutex_lock(&lq.mu);
       bool got = lq.fn == NULL && !lq.held &&
-                 rp_log_pop_locked(&rec) != RP_POP_NONE;
-      rp_mutex_unlock(&lq.mu);
+                 rcupl_log_pop_locked(&rec) != RCUPL_POP_NONE;
+      rcupl_mutex_unlock(&lq.mu);
       if (!got) break;
       if (rec.level >= RCUPOOL_LOG_WARN)
-        rp_log_write_stderr(rec.level, rec.message);
+        rcupl_log_write_stderr(rec.level, rec.message);
     }
   }
 }
 
 void rcupool_set_log(rcupool_log_fn fn, void *ctx) {
-  rp_log_set_sink(fn, ctx, false);
-  rp_log_deliver();
+  rcupl_log_set_sink(fn, ctx, false);
+  rcupl_log_deliver();
 }
 
-void rcupool_log_hold(void) { rp_log_set_sink(NULL, NULL, true); }
+void rcupool_log_hold(void) { rcupl_log_set_sink(NULL, NULL, true); }
 
 int rcupool_log_take(rcupool_log_record_t *out) {
   if (out == NULL) return -EINVAL;
-  rp_mutex_lock(&lq.mu);
-  int got = rp_log_pop_locked(out);
-  rp_mutex_unlock(&lq.mu);
-  return got != RP_POP_NONE ? 1 : 0;
+  rcupl_mutex_lock(&lq.mu);
+  int got = rcupl_log_pop_locked(out);
+  rcupl_mutex_unlock(&lq.mu);
+  return got != RCUPL_POP_NONE ? 1 : 0;
 }
 
 void rcupool_set_log_level(rcupool_log_level_t min) {
@@ -258,22 +258,22 @@ void rcupool_set_log_level(rcupool_log_level_t min) {
   __atomic_store_n(&lq.min_level, (int)min, __ATOMIC_RELAXED);
 }
 
-uint64_t rp_log_dropped(void) {
-  rp_mutex_lock(&lq.mu);
+uint64_t rcupl_log_dropped(void) {
+  rcupl_mutex_lock(&lq.mu);
   uint64_t n = lq.dropped;
-  rp_mutex_unlock(&lq.mu);
+  rcupl_mutex_unlock(&lq.mu);
   return n;
 }
 
 /* --- fork (LOG-7) --------------------------------------------------------- */
 
-void rp_log_fork_prepare(void) { rp_mutex_lock(&lq.mu); }
+void rcupl_log_fork_prepare(void) { rcupl_mutex_lock(&lq.mu); }
 
-void rp_log_fork_parent(void) { rp_mutex_unlock(&lq.mu); }
+void rcupl_log_fork_parent(void) { rcupl_mutex_unlock(&lq.mu); }
 
-void rp_log_fork_child(void) {
+void rcupl_log_fork_child(void) {
   pthread_t self = pthread_self();
-  struct rp_log_call **pp = &lq.calls;
+  struct rcupl_log_call **pp = &lq.calls;
   while (*pp != NULL) {
     if (pthread_equal((*pp)->thread, self))
       pp = &(*pp)->next;
@@ -283,6 +283,6 @@ void rp_log_fork_child(void) {
   pthread_cond_init(&lq.calls_done, NULL);
   lq.head = lq.tail;
   lq.dropped_unsaid = 0;
-  rp_log_pending_update_locked();
-  rp_mutex_unlock(&lq.mu);
+  rcupl_log_pending_update_locked();
+  rcupl_mutex_unlock(&lq.mu);
 }

@@ -15,27 +15,27 @@
  * thread, not in a task or a read-side section); otherwise they wait for
  * the next such call. Called at the end of every public call that can log.
  * One relaxed load when nothing is queued. */
-extern size_t rp_log_pending;
-void rp_log_deliver_slow(void);
-static inline void rp_log_deliver(void) {
-  if (__builtin_expect(__atomic_load_n(&rp_log_pending, __ATOMIC_RELAXED) != 0,
+extern size_t rcupl_log_pending;
+void rcupl_log_deliver_slow(void);
+static inline void rcupl_log_deliver(void) {
+  if (__builtin_expect(__atomic_load_n(&rcupl_log_pending, __ATOMIC_RELAXED) != 0,
                        0))
-    rp_log_deliver_slow();
+    rcupl_log_deliver_slow();
 }
 
 /* Records lost to a full queue since the process started (LOG-2). */
-uint64_t rp_log_dropped(void);
+uint64_t rcupl_log_dropped(void);
 
 /* Fork handlers' part of log.c (LOG-7): prepare takes the queue's lock
  * (last of all), parent and child release it (first). */
-void rp_log_fork_prepare(void);
-void rp_log_fork_parent(void);
-void rp_log_fork_child(void);
+void rcupl_log_fork_prepare(void);
+void rcupl_log_fork_parent(void);
+void rcupl_log_fork_child(void);
 
 /* The library's own logging; rcupool_log() is the public twin that other
  * components (lib/xnnpack, users' extensions) call. Which errors are
  * logged, and at which level: LOG-5 in log.c. */
-void rp_log(rcupool_log_level_t level, const char *fmt, ...)
+void rcupl_log(rcupool_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 #endif /* RCUPOOL_LIB_LOG_INTERNAL_H */

@@ -13,19 +13,19 @@
  *       of m are callbacks, which the drain covers.
  *   MANAGER-3. pins = sum over pools of refs - (1 if managed) -
  *       retires_pending, read under m->lock, where retires_pending and
- *       "current" cannot move; refs here is rp_pool_counted_refs(), without
+ *       "current" cannot move; refs here is rcupl_pool_counted_refs(), without
  *       the dispatch references of running rcupool_parallelize_1d() calls
  *       (one atomic load: a dispatch never counts as a pin). A pool held
  *       only by the manager and a dispatch counts as warm (it is not
  *       released until that dispatch ends, WARM-2). The current pool is always managed. The formula is written once,
- *       rp_pool_pins_locked() (pool.h).
+ *       rcupl_pool_pins_locked() (pool.h).
  *   MANAGER-4. Under m->lock every alive pool is in exactly one of:
  *       current, retiring (retire pending), kept (pinned, was current),
  *       never current (pinned, started by a sized pin), warm (no pin,
  *       held by the manager, WARM-1), dying (refs 0); a reset reuses a never-current pool in one hold of the
  *       lock (reset.c, RESET-4), so stats see it in one state or the other.
  *   MANAGER-5. Every publish (create, reset, the fork child's spare) is
- *       rp_manager_publish_locked(), under m->lock: generation grows by one
+ *       rcupl_manager_publish_locked(), under m->lock: generation grows by one
  *       per publish and is stored in the pool before the pool pointer is
  *       published (release), so a reader that sees the pool sees its
  *       generation; m->generation, m->current_threads and the counters
@@ -46,54 +46,54 @@
 static pthread_mutex_t managers_mu = PTHREAD_MUTEX_INITIALIZER;
 static CDS_LIST_HEAD(managers); /* MANAGER-6, through rcupool_manager.all */
 
-static void rp_manager_list(rcupool_t *m) {
-  rp_mutex_lock(&managers_mu);
+static void rcupl_manager_list(rcupool_t *m) {
+  rcupl_mutex_lock(&managers_mu);
   cds_list_add(&m->all, &managers);
-  rp_mutex_unlock(&managers_mu);
+  rcupl_mutex_unlock(&managers_mu);
 }
 
-static void rp_manager_unlist(rcupool_t *m) {
-  rp_mutex_lock(&managers_mu);
+static void rcupl_manager_unlist(rcupool_t *m) {
+  rcupl_mutex_lock(&managers_mu);
   cds_list_del(&m->all);
-  rp_mutex_unlock(&managers_mu);
+  rcupl_mutex_unlock(&managers_mu);
 }
 
-void rp_managers_fork_prepare(void) {
-  rp_mutex_lock(&managers_mu);
+void rcupl_managers_fork_prepare(void) {
+  rcupl_mutex_lock(&managers_mu);
   for (struct cds_list_head *it = managers.next; it != &managers;
        it = it->next)
-    rp_mutex_lock(&caa_container_of(it, struct rcupool_manager, all)->lock);
+    rcupl_mutex_lock(&caa_container_of(it, struct rcupool_manager, all)->lock);
 }
 
-void rp_managers_fork_parent(void) {
+void rcupl_managers_fork_parent(void) {
   for (struct cds_list_head *it = managers.next; it != &managers;
        it = it->next)
-    rp_mutex_unlock(&caa_container_of(it, struct rcupool_manager, all)->lock);
-  rp_mutex_unlock(&managers_mu);
+    rcupl_mutex_unlock(&caa_container_of(it, struct rcupool_manager, all)->lock);
+  rcupl_mutex_unlock(&managers_mu);
 }
 
-void rp_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx) {
-  rp_mutex_lock(&managers_mu);
+void rcupl_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx) {
+  rcupl_mutex_lock(&managers_mu);
   for (struct cds_list_head *it = managers.next; it != &managers;
        it = it->next)
     fn(caa_container_of(it, struct rcupool_manager, all), ctx);
-  rp_mutex_unlock(&managers_mu);
+  rcupl_mutex_unlock(&managers_mu);
 }
 
-void rp_managers_fork_child(void (*each)(rcupool_t *m)) {
+void rcupl_managers_fork_child(void (*each)(rcupool_t *m)) {
   for (struct cds_list_head *it = managers.next; it != &managers;
        it = it->next) {
     rcupool_t *m = caa_container_of(it, struct rcupool_manager, all);
     each(m);
-    rp_mutex_unlock(&m->lock);
+    rcupl_mutex_unlock(&m->lock);
   }
-  rp_mutex_unlock(&managers_mu);
+  rcupl_mutex_unlock(&managers_mu);
 }
 
-uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
+uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
                                    bool is_new, size_t threads) {
   if (is_new) {
-    rp_pools_add_locked(m, p);
+    rcupl_pools_add_locked(m, p);
     m->pools_created++;
   }
   if (m->current != NULL) m->resets++;
@@ -105,164 +105,164 @@ uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
   return gen;
 }
 
-size_t rp_manager_default_threads(const rcupool_t *m) {
+size_t rcupl_manager_default_threads(const rcupool_t *m) {
   return m->default_threads != 0 ? m->default_threads
-                                 : rp_cpus_thread_count();
+                                 : rcupl_cpus_thread_count();
 }
 
 /* A manager in *m with a first pool of default_threads threads (0:
- * rp_cpus_thread_count()) and the idle policy idle_flags (IDLE-1: before
+ * rcupl_cpus_thread_count()) and the idle policy idle_flags (IDLE-1: before
  * the first pool's census reads it). For rcupool_create() only. */
-static int rp_manager_init(rcupool_t *m, size_t default_threads,
+static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
                            uint32_t idle_flags) {
   memset(m, 0, sizeof(*m));
   CDS_INIT_LIST_HEAD(&m->pools);
   m->default_threads = default_threads;
   m->idle_flags = idle_flags;
-  rp_warm_set(m, 0, 0); /* rp_manager_create sets the options' values */
+  rcupl_warm_set(m, 0, 0); /* rcupl_manager_create sets the options' values */
   if (pthread_mutex_init(&m->writer, NULL) != 0) return -ENOMEM;
   if (pthread_mutex_init(&m->lock, NULL) != 0) {
     pthread_mutex_destroy(&m->writer);
     return -ENOMEM;
   }
-  struct rp_pool *p;
-  int err = rp_pool_create(m, rp_manager_default_threads(m), &p);
+  struct rcupl_pool *p;
+  int err = rcupl_pool_create(m, rcupl_manager_default_threads(m), &p);
   if (err != 0) {
     pthread_mutex_destroy(&m->lock);
     pthread_mutex_destroy(&m->writer);
     return err;
   }
   /* No other thread knows m yet; the locks keep MANAGER-5 one path. */
-  rp_mutex_lock(&m->writer);
-  rp_mutex_lock(&m->lock);
-  rp_manager_publish_locked(m, p, true, p->threads);
-  rp_mutex_unlock(&m->lock);
-  rp_mutex_unlock(&m->writer);
-  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: publish pool %p (%zu threads) gen 1",
+  rcupl_mutex_lock(&m->writer);
+  rcupl_mutex_lock(&m->lock);
+  rcupl_manager_publish_locked(m, p, true, p->threads);
+  rcupl_mutex_unlock(&m->lock);
+  rcupl_mutex_unlock(&m->writer);
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: publish pool %p (%zu threads) gen 1",
          (void *)m, (void *)p, p->threads);
   return 0;
 }
 
-static int rp_manager_create(const rcupool_options_t *opts, rcupool_t **out) {
+static int rcupl_manager_create(const rcupool_options_t *opts, rcupool_t **out) {
   if (out == NULL) return -EINVAL;
   size_t threads = opts != NULL ? opts->threads : 0;
-  if (rp_limits_check_threads("create", threads) != 0) return -EINVAL;
+  if (rcupl_limits_check_threads("create", threads) != 0) return -EINVAL;
   uint32_t idle_flags;
   rcupool_idle_t idle = opts != NULL ? opts->idle : RCUPOOL_IDLE_DEFAULT;
-  if (!rp_idle_flags(idle, &idle_flags)) {
-    rp_log(RCUPOOL_LOG_ERROR, "create: %d is not an idle policy", (int)idle);
+  if (!rcupl_idle_flags(idle, &idle_flags)) {
+    rcupl_log(RCUPOOL_LOG_ERROR, "create: %d is not an idle policy", (int)idle);
     return -EINVAL;
   }
   uint32_t warm_ms = opts != NULL ? opts->warm_ms : 0;
   if (warm_ms > RCUPOOL_WARM_MS_MAX) {
-    rp_log(RCUPOOL_LOG_ERROR, "create: warm_ms %u is above the maximum %u",
+    rcupl_log(RCUPOOL_LOG_ERROR, "create: warm_ms %u is above the maximum %u",
            (unsigned)warm_ms, (unsigned)RCUPOOL_WARM_MS_MAX);
     return -EINVAL;
   }
   rcupool_t *m = NULL;
-  if (!rp_fault(RP_FAULT_ALLOC)) m = malloc(sizeof(*m));
+  if (!rcupl_fault(RCUPL_FAULT_ALLOC)) m = malloc(sizeof(*m));
   if (m == NULL) {
-    rp_log(RCUPOOL_LOG_ERROR, "create: out of memory");
+    rcupl_log(RCUPOOL_LOG_ERROR, "create: out of memory");
     return -ENOMEM;
   }
-  int err = rp_manager_init(m, threads, idle_flags);
+  int err = rcupl_manager_init(m, threads, idle_flags);
   if (err != 0) {
     free(m);
-    rp_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)", err);
+    rcupl_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)", err);
     return err;
   }
-  if (opts != NULL) rp_warm_set(m, opts->warm_ms, opts->warm_pools);
-  rp_manager_list(m);
+  if (opts != NULL) rcupl_warm_set(m, opts->warm_ms, opts->warm_pools);
+  rcupl_manager_list(m);
   *out = m;
   return 0;
 }
 
 int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
-  int err = rp_manager_create(opts, out);
-  rp_log_deliver();
+  int err = rcupl_manager_create(opts, out);
+  rcupl_log_deliver();
   return err;
 }
 
 /* Counts pins over m's pools. Call with m->lock held. */
-static size_t rp_manager_pins_locked(const rcupool_t *m) {
+static size_t rcupl_manager_pins_locked(const rcupool_t *m) {
   size_t pins = 0;
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) pins += rp_pool_pins_locked(p);
+  struct rcupl_pool *p;
+  rcupl_for_each_pool(p, m) pins += rcupl_pool_pins_locked(p);
   return pins;
 }
 
-static int rp_manager_destroy(rcupool_t *m) {
+static int rcupl_manager_destroy(rcupool_t *m) {
   if (m == NULL) return 0;
   if (m->is_default) {
-    rp_log(RCUPOOL_LOG_ERROR,
+    rcupl_log(RCUPOOL_LOG_ERROR,
            "destroy: manager %p is the process-wide manager; refused",
            (void *)m);
     return -EPERM;
   }
-  if (rp_reclaim_would_wait_for_self()) {
-    rp_log(RCUPOOL_LOG_ERROR,
+  if (rcupl_reclaim_would_wait_for_self()) {
+    rcupl_log(RCUPOOL_LOG_ERROR,
            "destroy: called inside a read-side section, a task or on the "
            "reclaim thread; it would wait for itself");
     return -EDEADLK;
   }
   /* Nothing is changed unless the reclaim thread runs: every wait below
    * is a wait for it (RECLAIM-10). */
-  int err = rp_reclaim_ensure_thread();
+  int err = rcupl_reclaim_ensure_thread();
   if (err != 0) {
-    rp_log(RCUPOOL_LOG_ERROR,
+    rcupl_log(RCUPOOL_LOG_ERROR,
            "destroy: cannot start the reclaim thread (%d); nothing freed",
            err);
     return err;
   }
-  rp_mutex_lock(&m->writer);
-  rp_mutex_lock(&m->lock);
-  size_t pins = rp_manager_pins_locked(m);
+  rcupl_mutex_lock(&m->writer);
+  rcupl_mutex_lock(&m->lock);
+  size_t pins = rcupl_manager_pins_locked(m);
   if (pins != 0) {
-    rp_mutex_unlock(&m->lock);
-    rp_mutex_unlock(&m->writer);
-    rp_log(RCUPOOL_LOG_WARN, "destroy: manager %p still has %zu pins",
+    rcupl_mutex_unlock(&m->lock);
+    rcupl_mutex_unlock(&m->writer);
+    rcupl_log(RCUPOOL_LOG_WARN, "destroy: manager %p still has %zu pins",
            (void *)m, pins);
     return -EBUSY;
   }
-  struct rp_pool *cur = m->current;
+  struct rcupl_pool *cur = m->current;
   __atomic_store_n(&m->current, NULL, __ATOMIC_RELEASE);
-  rp_mutex_unlock(&m->lock);
+  rcupl_mutex_unlock(&m->lock);
 
   /* Readers that saw cur leave their sections; then the manager's
    * references can go, cur's and every warm pool's (WARM-2). With no pins
    * each is the last one unless a retire is pending (or a dispatch of a
    * caller that broke the rule above still holds the pool). */
   (void)cur;
-  rp_reclaim_synchronize();
-  struct rp_work *last = NULL;
-  rp_mutex_lock(&m->lock);
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) {
+  rcupl_reclaim_synchronize();
+  struct rcupl_work *last = NULL;
+  rcupl_mutex_lock(&m->lock);
+  struct rcupl_pool *p;
+  rcupl_for_each_pool(p, m) {
     if (!p->managed) continue;
     p->managed = false;
-    if (rp_pool_put(p)) rp_warm_chain(&last, p);
+    if (rcupl_pool_put(p)) rcupl_warm_chain(&last, p);
   }
-  rp_mutex_unlock(&m->lock);
+  rcupl_mutex_unlock(&m->lock);
   /* Unlinked and freed on the reclaim thread, like every pool
    * (RECLAIM-5). */
-  rp_warm_free(last);
+  rcupl_warm_free(last);
 
   /* Every other pool is waiting for a retire callback or for a free that
    * an unpin has already queued (or is about to). Wait until the list is
    * empty; each wait also covers the callbacks queued before it, so the
    * last one that saw the list empty has seen them return. */
   for (;;) {
-    rp_reclaim_drain(NULL);
-    rp_mutex_lock(&m->lock);
+    rcupl_reclaim_drain(NULL);
+    rcupl_mutex_lock(&m->lock);
     bool empty = cds_list_empty(&m->pools);
-    rp_mutex_unlock(&m->lock);
+    rcupl_mutex_unlock(&m->lock);
     if (empty) break;
   }
-  rp_reclaim_drain(NULL);
+  rcupl_reclaim_drain(NULL);
   const unsigned long long created = m->pools_created;
-  rp_mutex_unlock(&m->writer);
-  rp_manager_unlist(m);
-  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
+  rcupl_mutex_unlock(&m->writer);
+  rcupl_manager_unlist(m);
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
          (void *)m, created);
   pthread_mutex_destroy(&m->writer);
   pthread_mutex_destroy(&m->lock);
@@ -271,8 +271,8 @@ static int rp_manager_destroy(rcupool_t *m) {
 }
 
 int rcupool_destroy(rcupool_t *m) {
-  int err = rp_manager_destroy(m);
-  rp_log_deliver();
+  int err = rcupl_manager_destroy(m);
+  rcupl_log_deliver();
   return err;
 }
 
@@ -290,17 +290,17 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   if (m == NULL || out == NULL) return -EINVAL;
   rcupool_stats_t s;
   memset(&s, 0, sizeof s);
-  rp_mutex_lock(&m->lock);
+  rcupl_mutex_lock(&m->lock);
   s.generation = m->generation;
   s.threads = m->current_threads;
   s.resets = m->resets;
   s.reuses = m->reuses;
   s.pools_created = m->pools_created;
   s.pools_freed = m->pools_freed;
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) {
-    size_t all_refs = rp_pool_refs(p);
-    size_t pins = rp_pool_pins_locked(p);
+  struct rcupl_pool *p;
+  rcupl_for_each_pool(p, m) {
+    size_t all_refs = rcupl_pool_refs(p);
+    size_t pins = rcupl_pool_pins_locked(p);
     bool is_current = p == m->current;
     s.pools_alive++;
     if (!p->fork_orphan) s.threads_alive += p->threads; /* FORK-4 */
@@ -319,9 +319,9 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
       s.pools_kept++;
     }
   }
-  rp_mutex_unlock(&m->lock);
-  s.log_dropped = rp_log_dropped();
+  rcupl_mutex_unlock(&m->lock);
+  s.log_dropped = rcupl_log_dropped();
   *out = s;
-  rp_log_deliver();
+  rcupl_log_deliver();
   return 0;
 }

@@ -29,7 +29,7 @@
 struct rcupool_manager {
   /* RCU-published: stored with release under writer and lock, loaded with
    * acquire by readers. Never NULL between create and destroy. */
-  struct rp_pool *current;
+  struct rcupl_pool *current;
   uint64_t generation;     /* atomic; written under lock */
   size_t current_threads;  /* atomic; written under lock */
 
@@ -44,14 +44,14 @@ struct rcupool_manager {
   uint64_t pools_freed;
 
   /* Immutable after create. The count of rcupool_reset(m, 0); 0: computed
-   * by rp_cpus_thread_count() at each such reset (mask and quota of then). */
+   * by rcupl_cpus_thread_count() at each such reset (mask and quota of then). */
   size_t default_threads;
   /* Set once by rcupool_default() before it publishes the manager. */
   bool is_default;
   /* The idle policy as the flags every pthreadpool call made for m adds to
    * its own: PTHREADPOOL_FLAG_YIELD_WORKERS or 0 (lib/idle.c). Atomic,
    * relaxed: written by create and rcupool_set_idle(), read once by each
-   * call as it starts (rp_idle_flags_of). */
+   * call as it starts (rcupl_idle_flags_of). */
   uint32_t idle_flags;
   /* Warm widths (lib/warm.c): how long a warm pool lives unused, in ns,
    * and how many warm pools at most. Atomic, relaxed: written by create
@@ -66,7 +66,7 @@ struct rcupool_manager {
    * by a settle that failed. Atomic. spare: under writer in the parent; consumed by the child
    * handler. */
   bool fork_stale;
-  struct rp_pool *spare;
+  struct rcupl_pool *spare;
 
   /* On manager.c's list of every manager (MANAGER-6). */
   struct cds_list_head all;
@@ -75,21 +75,21 @@ struct rcupool_manager {
 /* Iterates over m's pools. Unlike cds_list_for_each_entry, never forms a
  * pool pointer from the list head itself (that would be a misaligned
  * struct pointer, which UBSan rightly rejects). */
-#define rp_for_each_pool(p, m)                                              \
-  for (struct cds_list_head *rp_it_ = (m)->pools.next;                      \
-       rp_it_ != &(m)->pools &&                                             \
-       ((p) = caa_container_of(rp_it_, struct rp_pool, node), 1);           \
-       rp_it_ = rp_it_->next)
+#define rcupl_for_each_pool(p, m)                                              \
+  for (struct cds_list_head *rcupl_it_ = (m)->pools.next;                      \
+       rcupl_it_ != &(m)->pools &&                                             \
+       ((p) = caa_container_of(rcupl_it_, struct rcupl_pool, node), 1);           \
+       rcupl_it_ = rcupl_it_->next)
 
 /* m->pools is also walked without m->lock, inside a read-side section, by a
  * sized pin looking for a live pool of its size (pin.c, SIZED-1). So the
  * writers, all under m->lock, link and unlink with the two calls below,
  * which store forward pointers with release; a reader follows them with
- * acquire (rp_for_each_pool_rcu). An unlinked node keeps its own forward
+ * acquire (rcupl_for_each_pool_rcu). An unlinked node keeps its own forward
  * pointer, so a reader standing on it walks on, and its memory is freed
  * only after a grace period that began after the unlink (reclaim.c,
  * RECLAIM-9). Backward pointers are the writers' alone. */
-static inline void rp_pools_add_locked(rcupool_t *m, struct rp_pool *p) {
+static inline void rcupl_pools_add_locked(rcupool_t *m, struct rcupl_pool *p) {
   struct cds_list_head *head = &m->pools, *first = head->next;
   p->node.next = first;
   p->node.prev = head;
@@ -97,23 +97,23 @@ static inline void rp_pools_add_locked(rcupool_t *m, struct rp_pool *p) {
   __atomic_store_n(&head->next, &p->node, __ATOMIC_RELEASE);
 }
 
-static inline void rp_pools_del_locked(struct rp_pool *p) {
+static inline void rcupl_pools_del_locked(struct rcupl_pool *p) {
   struct cds_list_head *prev = p->node.prev, *next = p->node.next;
   next->prev = prev;
   __atomic_store_n(&prev->next, next, __ATOMIC_RELEASE);
 }
 
-#define rp_for_each_pool_rcu(p, m)                                          \
-  for (struct cds_list_head *rp_it_ =                                       \
+#define rcupl_for_each_pool_rcu(p, m)                                          \
+  for (struct cds_list_head *rcupl_it_ =                                       \
            __atomic_load_n(&(m)->pools.next, __ATOMIC_ACQUIRE);             \
-       rp_it_ != &(m)->pools &&                                             \
-       ((p) = caa_container_of(rp_it_, struct rp_pool, node), 1);           \
-       rp_it_ = __atomic_load_n(&rp_it_->next, __ATOMIC_ACQUIRE))
+       rcupl_it_ != &(m)->pools &&                                             \
+       ((p) = caa_container_of(rcupl_it_, struct rcupl_pool, node), 1);           \
+       rcupl_it_ = __atomic_load_n(&rcupl_it_->next, __ATOMIC_ACQUIRE))
 
 /* The count 0 stands for in rcupool_reset() and rcupool_pin_sized(): the
  * one m was created with, else the default computed now (mask and quota
  * of the calling thread: may read files, so call without m's locks). */
-size_t rp_manager_default_threads(const rcupool_t *m);
+size_t rcupl_manager_default_threads(const rcupool_t *m);
 
 /* Publishes p as m's current pool (MANAGER-5): the next generation, stored
  * in p before p is published (release), then m->generation and
@@ -124,19 +124,19 @@ size_t rp_manager_default_threads(const rcupool_t *m);
  * reference (reset.c retires it, fork.c drops it). Call with m->lock held
  * and m->writer held (or, in the fork child handler, as the only thread).
  * Returns the new generation. */
-uint64_t rp_manager_publish_locked(rcupool_t *m, struct rp_pool *p,
+uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
                                    bool is_new, size_t threads);
 
 /* Fork handlers' part of manager.c (MANAGER-6): prepare takes the list's
  * lock and then every manager's lock; parent releases them; child calls
  * each(m) for every manager, then releases m's lock, then the list's. */
-void rp_managers_fork_prepare(void);
-void rp_managers_fork_parent(void);
-void rp_managers_fork_child(void (*each)(rcupool_t *m));
+void rcupl_managers_fork_prepare(void);
+void rcupl_managers_fork_parent(void);
+void rcupl_managers_fork_child(void (*each)(rcupool_t *m));
 
 /* Calls fn(m, ctx) for every listed manager, under the list's lock
  * (MANAGER-6): the warm pass's way to every manager. */
-void rp_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx);
+void rcupl_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx);
 
 /* The layout rcupool/inline.h reads (see there). */
 _Static_assert(offsetof(struct rcupool_manager, current) == 0, "inline.h layout");

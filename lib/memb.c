@@ -9,7 +9,7 @@
  *   MEMB-2. A thread that is not registered when it enters its outermost
  *           read-side section is registered by rcupool for that section
  *           only and unregistered when the section ends
- *           (rp_memb_owned_depth counts the nesting). So between sections
+ *           (rcupl_memb_owned_depth counts the nesting). So between sections
  *           rcupool holds no registration: the application may register or
  *           unregister the thread itself, a thread may exit at any time
  *           outside a section, and a fork child inherits rcupool
@@ -41,7 +41,7 @@
 #if defined(RCUPOOL_URCU_MEMB)
 #include "internal.h"
 
-__thread unsigned rp_memb_owned_depth;
+__thread unsigned rcupl_memb_owned_depth;
 
 /* MEMB-4/5: a readers-writer lock with a waiting writer preferred except
  * for readers inside a task. */
@@ -54,43 +54,43 @@ static struct {
 } fork_lock = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0,
                false};
 
-void rp_memb_register_for_section(void) {
-  bool in_task = rp_in_task();
-  rp_mutex_lock(&fork_lock.mu);
+void rcupl_memb_register_for_section(void) {
+  bool in_task = rcupl_in_task();
+  rcupl_mutex_lock(&fork_lock.mu);
   while (fork_lock.writer || (fork_lock.writers_waiting != 0 && !in_task))
-    rp_cond_wait(&fork_lock.cv, &fork_lock.mu);
+    rcupl_cond_wait(&fork_lock.cv, &fork_lock.mu);
   fork_lock.readers++;
-  rp_mutex_unlock(&fork_lock.mu);
+  rcupl_mutex_unlock(&fork_lock.mu);
   urcu_memb_register_thread();
-  rp_memb_owned_depth = 1;
+  rcupl_memb_owned_depth = 1;
 }
 
-void rp_memb_unregister_after_section(void) {
+void rcupl_memb_unregister_after_section(void) {
   urcu_memb_unregister_thread();
-  rp_mutex_lock(&fork_lock.mu);
+  rcupl_mutex_lock(&fork_lock.mu);
   if (--fork_lock.readers == 0 && fork_lock.writers_waiting != 0)
     pthread_cond_broadcast(&fork_lock.cv);
-  rp_mutex_unlock(&fork_lock.mu);
+  rcupl_mutex_unlock(&fork_lock.mu);
 }
 
-void rp_memb_fork_prepare(void) {
-  rp_mutex_lock(&fork_lock.mu);
+void rcupl_memb_fork_prepare(void) {
+  rcupl_mutex_lock(&fork_lock.mu);
   fork_lock.writers_waiting++;
   while (fork_lock.readers != 0 || fork_lock.writer)
-    rp_cond_wait(&fork_lock.cv, &fork_lock.mu);
+    rcupl_cond_wait(&fork_lock.cv, &fork_lock.mu);
   fork_lock.writers_waiting--;
   fork_lock.writer = true;
-  rp_mutex_unlock(&fork_lock.mu);
+  rcupl_mutex_unlock(&fork_lock.mu);
 }
 
-void rp_memb_fork_parent(void) {
-  rp_mutex_lock(&fork_lock.mu);
+void rcupl_memb_fork_parent(void) {
+  rcupl_mutex_lock(&fork_lock.mu);
   fork_lock.writer = false;
   pthread_cond_broadcast(&fork_lock.cv);
-  rp_mutex_unlock(&fork_lock.mu);
+  rcupl_mutex_unlock(&fork_lock.mu);
 }
 
-void rp_memb_fork_child(void) {
+void rcupl_memb_fork_child(void) {
   /* Nobody else exists: no reader, no waiter. */
   pthread_mutex_init(&fork_lock.mu, NULL);
   pthread_cond_init(&fork_lock.cv, NULL);

@@ -21,23 +21,23 @@
 
 #include "internal.h"
 
-#define RP_NAME_MAX 16 /* 15 bytes and the NUL */
+#define RCUPL_NAME_MAX 16 /* 15 bytes and the NUL */
 
-void rp_thread_set_name(const char *name) {
+void rcupl_thread_set_name(const char *name) {
   (void)pthread_setname_np(pthread_self(), name);
 }
 
-void rp_thread_name_worker(size_t index, size_t threads) {
-  char name[RP_NAME_MAX];
+void rcupl_thread_name_worker(size_t index, size_t threads) {
+  char name[RCUPL_NAME_MAX];
   int n = snprintf(name, sizeof name, "rcupool-w%zu/%zu", index, threads);
   if (n < 0 || (size_t)n >= sizeof name)
     snprintf(name, sizeof name, "rcupool-%zu/%zu", index, threads);
-  rp_thread_set_name(name);
+  rcupl_thread_set_name(name);
 }
 
-_Static_assert(sizeof("rcupool-255/256") <= RP_NAME_MAX,
+_Static_assert(sizeof("rcupool-255/256") <= RCUPL_NAME_MAX,
                "a worker name of the widest pool fits Linux's 15 bytes");
 _Static_assert(RCUPOOL_MAX_THREADS <= 999,
                "worker names hold widths of at most three digits");
-_Static_assert(sizeof("rcupool-reclaim") <= RP_NAME_MAX,
+_Static_assert(sizeof("rcupool-reclaim") <= RCUPL_NAME_MAX,
                "the reclaim thread's name fits Linux's 15 bytes");

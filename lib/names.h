@@ -8,11 +8,11 @@
 
 /* Names the calling thread (pthread_setname_np; Linux keeps 15 bytes:
  * longer names are cut). The reclaim thread is "rcupool-reclaim". */
-void rp_thread_set_name(const char *name);
+void rcupl_thread_set_name(const char *name);
 
 /* Names the calling thread as worker `index` of a pool of `threads`
  * threads: "rcupool-w3/8", or "rcupool-100/101" where the "w" would not
  * fit. */
-void rp_thread_name_worker(size_t index, size_t threads);
+void rcupl_thread_name_worker(size_t index, size_t threads);
 
 #endif /* RCUPOOL_LIB_NAMES_H */

@@ -34,7 +34,7 @@
 
 #include "internal.h"
 
-struct rp_scope_stack {
+struct rcupl_scope_stack {
   const rcupool_pin_t *pins[RCUPOOL_SCOPE_MAX_DEPTH];
   unsigned depth;
 };
@@ -44,97 +44,97 @@ struct rp_scope_stack {
  * Its 136 bytes join liburcu-bp's 80 in the static TLS a dlopen'ed
  * librcupool.so.0 needs from glibc's surplus (lib/urcu_flavor.h; the
  * dlopen tests of tests/shared and tests/python load it so). */
-static __thread struct rp_scope_stack scope
+static __thread struct rcupl_scope_stack scope
     __attribute__((tls_model("initial-exec")));
-static __thread const struct rp_pool *dispatching;
+static __thread const struct rcupl_pool *dispatching;
 
-const struct rp_pool *rp_parallel_dispatching(void) { return dispatching; }
+const struct rcupl_pool *rcupl_parallel_dispatching(void) { return dispatching; }
 
 void rcupool_scope_enter(const rcupool_pin_t *pin) {
   if (pin == NULL || pin->pool_ == NULL)
-    rp_die("scope_enter: pin is NULL or empty");
+    rcupl_die("scope_enter: pin is NULL or empty");
   if (scope.depth == RCUPOOL_SCOPE_MAX_DEPTH)
-    rp_die("scope_enter: nested deeper than %d", RCUPOOL_SCOPE_MAX_DEPTH);
+    rcupl_die("scope_enter: nested deeper than %d", RCUPOOL_SCOPE_MAX_DEPTH);
   scope.pins[scope.depth++] = pin;
 }
 
 void rcupool_scope_exit(void) {
   if (scope.depth == 0) {
-    rp_log(RCUPOOL_LOG_WARN, "scope_exit: no scope entered; ignored");
-    rp_log_deliver();
+    rcupl_log(RCUPOOL_LOG_WARN, "scope_exit: no scope entered; ignored");
+    rcupl_log_deliver();
     return;
   }
   scope.pins[--scope.depth] = NULL;
 }
 
-static const rcupool_pin_t *rp_scope_find(const rcupool_t *m) {
+static const rcupool_pin_t *rcupl_scope_find(const rcupool_t *m) {
   for (unsigned i = scope.depth; i-- > 0;)
     if (scope.pins[i]->manager_ == m) return scope.pins[i];
   return NULL;
 }
 
-struct rp_dispatch {
+struct rcupl_dispatch {
   pthreadpool_task_1d_t task;
   void *ctx;
-#if defined(RP_TSAN)
+#if defined(RCUPL_TSAN)
   char start; /* released by the caller, acquired by each tile */
   char end;   /* released by each tile, acquired by the caller */
 #endif
 };
 
-static void rp_run_tile(void *arg, size_t start, size_t tile) {
-  struct rp_dispatch *d = arg;
-  RP_TSAN_ACQUIRE(&d->start);
-  rp_task_run(d->task, d->ctx, start, start + tile);
-  RP_TSAN_RELEASE(&d->end);
+static void rcupl_run_tile(void *arg, size_t start, size_t tile) {
+  struct rcupl_dispatch *d = arg;
+  RCUPL_TSAN_ACQUIRE(&d->start);
+  rcupl_task_run(d->task, d->ctx, start, start + tile);
+  RCUPL_TSAN_RELEASE(&d->end);
 }
 
-static void rp_dispatch(pthreadpool_t tp, size_t threads,
+static void rcupl_dispatch(pthreadpool_t tp, size_t threads,
                         pthreadpool_task_1d_t task, void *ctx, size_t range,
                         uint32_t flags) {
-  struct rp_dispatch d = {.task = task, .ctx = ctx};
+  struct rcupl_dispatch d = {.task = task, .ctx = ctx};
   /* Tiles of several items amortise the per-tile bookkeeping (ours and
    * pthreadpool's); four tiles a thread leave room for work stealing. */
   size_t tile = range / (threads * 4);
   if (tile == 0) tile = 1;
-  RP_TSAN_RELEASE(&d.start);
-  pthreadpool_parallelize_1d_tile_1d(tp, rp_run_tile, &d, range, tile, flags);
-  RP_TSAN_ACQUIRE(&d.end);
+  RCUPL_TSAN_RELEASE(&d.start);
+  pthreadpool_parallelize_1d_tile_1d(tp, rcupl_run_tile, &d, range, tile, flags);
+  RCUPL_TSAN_ACQUIRE(&d.end);
 }
 
 int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
                            size_t range, uint32_t flags) {
   if (m == NULL || task == NULL) return -EINVAL;
   if (range == 0) return 0;
-  if (rp_in_task()) {
-    rp_task_run(task, ctx, 0, range);
+  if (rcupl_in_task()) {
+    rcupl_task_run(task, ctx, 0, range);
     return 0;
   }
-  const rcupool_pin_t *pin = rp_scope_find(m);
-  struct rp_pool *p;
+  const rcupool_pin_t *pin = rcupl_scope_find(m);
+  struct rcupl_pool *p;
   if (pin != NULL) {
     p = pin->pool_; /* PARALLEL-5: the only read of the pin */
     if (p == NULL) /* PARALLEL-1 broken by the caller */
-      rp_die("parallelize: the pin of this thread's scope was unpinned "
+      rcupl_die("parallelize: the pin of this thread's scope was unpinned "
              "before the scope was left");
-    rp_pool_get_dispatch(p); /* the pin holds p (PARALLEL-2) */
+    rcupl_pool_get_dispatch(p); /* the pin holds p (PARALLEL-2) */
   } else {
-    rp_fork_settle(m);
-    rp_read_lock();
+    rcupl_fork_settle(m);
+    rcupl_read_lock();
     p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
-    rp_pool_get_dispatch(p); /* current: refs >= 1 here (PARALLEL-2) */
-    rp_read_unlock();
+    rcupl_pool_get_dispatch(p); /* current: refs >= 1 here (PARALLEL-2) */
+    rcupl_read_unlock();
   }
   dispatching = p;
   /* Pinned before fork(), or a fork child that could not settle: the
    * pool's workers are gone in this process. */
   if (p->fork_orphan)
-    rp_task_run(task, ctx, 0, range);
+    rcupl_task_run(task, ctx, 0, range);
   else
-    rp_dispatch(p->tp, p->threads, task, ctx, range,
-                flags | rp_idle_flags_of(m));
+    rcupl_dispatch(p->tp, p->threads, task, ctx, range,
+                flags | rcupl_idle_flags_of(m));
   dispatching = NULL;
-  if (rp_pool_put_dispatch(p)) rp_reclaim_free_later(p);
-  rp_log_deliver(); /* what the tasks or a fork child's settle logged */
+  if (rcupl_pool_put_dispatch(p)) rcupl_reclaim_free_later(p);
+  rcupl_log_deliver(); /* what the tasks or a fork child's settle logged */
   return 0;
 }

@@ -4,10 +4,10 @@
 #ifndef RCUPOOL_LIB_PARALLEL_H
 #define RCUPOOL_LIB_PARALLEL_H
 
-struct rp_pool;
+struct rcupl_pool;
 
 /* The pool the calling thread holds a dispatch reference on (at most one:
  * a nested call runs inline and takes none), or NULL. */
-const struct rp_pool *rp_parallel_dispatching(void);
+const struct rcupl_pool *rcupl_parallel_dispatching(void);
 
 #endif /* RCUPOOL_LIB_PARALLEL_H */

@@ -18,7 +18,7 @@
  *   SIZED-1. A sized pin of the current size is taken exactly as PIN-1. Any
  *       other live pool is found without a lock, by a walk of m->pools inside
  *       one read-side section (whose nodes outlive their unlink by a grace
- *       period, RECLAIM-9), and taken with rp_pool_tryget(), never from
+ *       period, RECLAIM-9), and taken with rcupl_pool_tryget(), never from
  *       zero: a pool whose last reference an unpin has just dropped is dying
  *       and is skipped, and a new pool of its size may then coexist with it
  *       until the reclaim thread frees it (as for reset, RESET-2).
@@ -41,7 +41,7 @@
 
 #include "internal.h"
 
-static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
+static void rcupl_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rcupl_pool *p,
                         uint64_t gen) {
   pin->pool_ = p;
   pin->manager_ = m;
@@ -50,20 +50,20 @@ static void rp_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rp_pool *p,
   pin->generation_ = gen;
 }
 
-__attribute__((noinline)) static int rp_pin_sized_slow(rcupool_t *m,
+__attribute__((noinline)) static int rcupl_pin_sized_slow(rcupool_t *m,
                                                        size_t threads,
                                                        rcupool_pin_t *pin);
 
 /* The one way a pin is taken once its arguments are checked: on the
  * current pool when that has `threads` threads (0: any size), as PIN-1
  * says, inside one section; else on a live pool of that size or a new one
- * (rp_pin_sized_slow, SIZED-1..4), which a threads of 0 never reaches. */
-__attribute__((always_inline)) static inline int rp_pin_take(
+ * (rcupl_pin_sized_slow, SIZED-1..4), which a threads of 0 never reaches. */
+__attribute__((always_inline)) static inline int rcupl_pin_take(
     rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
   uint64_t gen;
-  struct rp_pool *p = rp_read_get_current(m, threads, &gen);
-  if (__builtin_expect(p == NULL, 0)) return rp_pin_sized_slow(m, threads, pin);
-  rp_pin_fill(pin, m, p, gen);
+  struct rcupl_pool *p = rcupl_read_get_current(m, threads, &gen);
+  if (__builtin_expect(p == NULL, 0)) return rcupl_pin_sized_slow(m, threads, pin);
+  rcupl_pin_fill(pin, m, p, gen);
   return 0;
 }
 
@@ -71,45 +71,45 @@ __attribute__((always_inline)) static inline int rp_pin_take(
  * unusual (a bad argument, a pin in use, a fork child's stale manager, a
  * thread liburcu has not met yet) takes the checked path, which does the
  * same with every check and call. */
-static inline bool rp_pin_fast_ok(const rcupool_t *m,
+static inline bool rcupl_pin_fast_ok(const rcupool_t *m,
                                   const rcupool_pin_t *pin) {
   return m != NULL && pin != NULL && pin->pool_ == NULL &&
          !__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE) &&
-         rp_rcu_reader_ready();
+         rcupl_rcu_reader_ready();
 }
 
-static int rp_pin_checked_body(rcupool_t *m, rcupool_pin_t *pin) {
+static int rcupl_pin_checked_body(rcupool_t *m, rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
   if (pin->pool_ != NULL) {
-    rp_log(RCUPOOL_LOG_WARN, "pin: pin %p already holds a pool", (void *)pin);
+    rcupl_log(RCUPOOL_LOG_WARN, "pin: pin %p already holds a pool", (void *)pin);
     return -EBUSY;
   }
-  rp_fork_settle(m); /* a fork child's first pin gets the real pool */
-  return rp_pin_take(m, 0, pin);
+  rcupl_fork_settle(m); /* a fork child's first pin gets the real pool */
+  return rcupl_pin_take(m, 0, pin);
 }
 
 /* The checked paths are where a pin can log: they deliver (LOG-1). */
-__attribute__((noinline)) static int rp_pin_checked(rcupool_t *m,
+__attribute__((noinline)) static int rcupl_pin_checked(rcupool_t *m,
                                                     rcupool_pin_t *pin) {
-  int err = rp_pin_checked_body(m, pin);
-  rp_log_deliver();
+  int err = rcupl_pin_checked_body(m, pin);
+  rcupl_log_deliver();
   return err;
 }
 
 int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
-  if (__builtin_expect(!rp_pin_fast_ok(m, pin), 0))
-    return rp_pin_checked(m, pin);
-  return rp_pin_take(m, 0, pin);
+  if (__builtin_expect(!rcupl_pin_fast_ok(m, pin), 0))
+    return rcupl_pin_checked(m, pin);
+  return rcupl_pin_take(m, 0, pin);
 }
 
 /* A live pool of `threads` threads, current or not, with a reference taken
  * for the caller (SIZED-1). Called with m->lock held. The pool found is
  * marked used (WARM-3). */
-static struct rp_pool *rp_sized_find_locked(rcupool_t *m, size_t threads) {
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) {
-    if (rp_pool_tryget_sized(p, threads)) {
-      rp_warm_note_use(p);
+static struct rcupl_pool *rcupl_sized_find_locked(rcupool_t *m, size_t threads) {
+  struct rcupl_pool *p;
+  rcupl_for_each_pool(p, m) {
+    if (rcupl_pool_tryget_sized(p, threads)) {
+      rcupl_warm_note_use(p);
       return p;
     }
   }
@@ -117,131 +117,131 @@ static struct rp_pool *rp_sized_find_locked(rcupool_t *m, size_t threads) {
 }
 
 /* The same search without m->lock: inside one read-side section, on the
- * list as readers walk it (manager_internal.h, rp_for_each_pool_rcu). A pool seen
+ * list as readers walk it (manager_internal.h, rcupl_for_each_pool_rcu). A pool seen
  * there is not freed before the section ends (RECLAIM-9), and a dying one
- * (refs zero) fails rp_pool_tryget(). *gen is the manager's generation
+ * (refs zero) fails rcupl_pool_tryget(). *gen is the manager's generation
  * then (SIZED-5). */
-static struct rp_pool *rp_sized_find_live(rcupool_t *m, size_t threads,
+static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,
                                           uint64_t *gen) {
-  struct rp_pool *p, *found = NULL;
-  rp_rcu_read_lock();
-  rp_for_each_pool_rcu(p, m) {
-    if (rp_pool_tryget_sized(p, threads)) {
-      rp_warm_note_use(p);
+  struct rcupl_pool *p, *found = NULL;
+  rcupl_rcu_read_lock();
+  rcupl_for_each_pool_rcu(p, m) {
+    if (rcupl_pool_tryget_sized(p, threads)) {
+      rcupl_warm_note_use(p);
       found = p;
       break;
     }
   }
   *gen = __atomic_load_n(&m->generation, __ATOMIC_RELAXED);
-  RP_TSAN_GP_RELEASE();
-  rp_rcu_read_unlock();
+  RCUPL_TSAN_GP_RELEASE();
+  rcupl_rcu_read_unlock();
   return found;
 }
 
 /* No live pool of that size was found: SIZED-2, search again under
  * writer, then start the pool there. */
-__attribute__((noinline, cold)) static int rp_pin_sized_new(
+__attribute__((noinline, cold)) static int rcupl_pin_sized_new(
     rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
-  rp_mutex_lock(&m->writer);
-  rp_mutex_lock(&m->lock);
-  struct rp_pool *p = rp_sized_find_locked(m, threads);
+  rcupl_mutex_lock(&m->writer);
+  rcupl_mutex_lock(&m->lock);
+  struct rcupl_pool *p = rcupl_sized_find_locked(m, threads);
   uint64_t gen = m->generation;
-  rp_mutex_unlock(&m->lock);
+  rcupl_mutex_unlock(&m->lock);
   if (p == NULL) {
-    int err = rp_pool_create(m, threads, &p);
+    int err = rcupl_pool_create(m, threads, &p);
     if (err != 0) {
-      rp_mutex_unlock(&m->writer);
-      rp_log(RCUPOOL_LOG_ERROR,
+      rcupl_mutex_unlock(&m->writer);
+      rcupl_log(RCUPOOL_LOG_ERROR,
              "pin_sized: cannot start a pool of %zu threads (%d); nothing "
              "changed",
              threads, err);
-      rp_log_deliver();
+      rcupl_log_deliver();
       return err;
     }
     p->refs = 2; /* this pin's and the manager's (WARM-1); not yet shared */
-    rp_mutex_lock(&m->lock);
-    rp_pools_add_locked(m, p);
+    rcupl_mutex_lock(&m->lock);
+    rcupl_pools_add_locked(m, p);
     m->pools_created++;
     gen = m->generation;
-    rp_mutex_unlock(&m->lock);
-    rp_log(RCUPOOL_LOG_DEBUG,
+    rcupl_mutex_unlock(&m->lock);
+    rcupl_log(RCUPOOL_LOG_DEBUG,
            "manager %p: start pool %p (%zu threads) for a sized pin; never "
            "current",
            (void *)m, (void *)p, p->threads);
   }
-  rp_mutex_unlock(&m->writer);
-  rp_pin_fill(pin, m, p, gen);
-  rp_reclaim_warm_kick(0); /* a pool off current: passes are due (WARM-4) */
-  rp_log_deliver();
+  rcupl_mutex_unlock(&m->writer);
+  rcupl_pin_fill(pin, m, p, gen);
+  rcupl_reclaim_warm_kick(0); /* a pool off current: passes are due (WARM-4) */
+  rcupl_log_deliver();
   return 0;
 }
 
 /* A pool of another size than the current one: a live one if any (one
  * section, no lock), else a new one. Out of line and free of the locked
  * path's calls, so it saves no register before the walk. */
-__attribute__((noinline)) static int rp_pin_sized_slow(rcupool_t *m,
+__attribute__((noinline)) static int rcupl_pin_sized_slow(rcupool_t *m,
                                                        size_t threads,
                                                        rcupool_pin_t *pin) {
   uint64_t gen;
-  struct rp_pool *p = rp_sized_find_live(m, threads, &gen);
-  if (__builtin_expect(p == NULL, 0)) return rp_pin_sized_new(m, threads, pin);
-  rp_pin_fill(pin, m, p, gen);
+  struct rcupl_pool *p = rcupl_sized_find_live(m, threads, &gen);
+  if (__builtin_expect(p == NULL, 0)) return rcupl_pin_sized_new(m, threads, pin);
+  rcupl_pin_fill(pin, m, p, gen);
   return 0;
 }
 
-static int rp_pin_sized_checked_body(rcupool_t *m, size_t threads,
+static int rcupl_pin_sized_checked_body(rcupool_t *m, size_t threads,
                                      rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
-  if (rp_limits_check_threads("pin_sized", threads) != 0) return -EINVAL;
+  if (rcupl_limits_check_threads("pin_sized", threads) != 0) return -EINVAL;
   if (pin->pool_ != NULL) {
-    rp_log(RCUPOOL_LOG_WARN, "pin_sized: pin %p already holds a pool",
+    rcupl_log(RCUPOOL_LOG_WARN, "pin_sized: pin %p already holds a pool",
            (void *)pin);
     return -EBUSY;
   }
-  if (threads == 0) threads = rp_manager_default_threads(m);
-  return rp_pin_take(m, threads, pin);
+  if (threads == 0) threads = rcupl_manager_default_threads(m);
+  return rcupl_pin_take(m, threads, pin);
 }
 
-__attribute__((noinline)) static int rp_pin_sized_checked(
+__attribute__((noinline)) static int rcupl_pin_sized_checked(
     rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
-  int err = rp_pin_sized_checked_body(m, threads, pin);
-  rp_log_deliver();
+  int err = rcupl_pin_sized_checked_body(m, threads, pin);
+  rcupl_log_deliver();
   return err;
 }
 
 int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
-  if (__builtin_expect(!rp_pin_fast_ok(m, pin) || threads == 0 ||
+  if (__builtin_expect(!rcupl_pin_fast_ok(m, pin) || threads == 0 ||
                            threads > RCUPOOL_MAX_THREADS,
                        0))
-    return rp_pin_sized_checked(m, threads, pin);
+    return rcupl_pin_sized_checked(m, threads, pin);
   /* Another size than the current one: straight to the walk, one section
    * instead of two. current_threads may be stale either way; both paths
    * check the size of the pool they take. */
   if (__atomic_load_n(&m->current_threads, __ATOMIC_RELAXED) != threads)
-    return rp_pin_sized_slow(m, threads, pin);
-  return rp_pin_take(m, threads, pin);
+    return rcupl_pin_sized_slow(m, threads, pin);
+  return rcupl_pin_take(m, threads, pin);
 }
 
 void rcupool_unpin(rcupool_pin_t *pin) {
   if (pin == NULL) {
-    rp_log(RCUPOOL_LOG_WARN, "unpin: NULL pin ignored");
-    rp_log_deliver();
+    rcupl_log(RCUPOOL_LOG_WARN, "unpin: NULL pin ignored");
+    rcupl_log_deliver();
     return;
   }
-  struct rp_pool *p = pin->pool_;
+  struct rcupl_pool *p = pin->pool_;
   if (p == NULL) {
-    rp_log(RCUPOOL_LOG_WARN,
+    rcupl_log(RCUPOOL_LOG_WARN,
            "unpin: pin %p is empty (never pinned or already released); "
            "ignored",
            (void *)pin);
-    rp_log_deliver();
+    rcupl_log_deliver();
     return;
   }
   pin->pool_ = NULL;
   pin->threadpool_ = NULL;
   pin->threads_ = 0;
   pin->generation_ = 0;
-  if (rp_pool_put(p)) rp_reclaim_free_later(p);
+  if (rcupl_pool_put(p)) rcupl_reclaim_free_later(p);
 }
 
 pthreadpool_t rcupool_pin_pthreadpool(const rcupool_pin_t *pin) {

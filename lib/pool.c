@@ -4,10 +4,10 @@
  *
  * Invariants kept here:
  *   POOL-1. tp, threads and manager never change while the pool is alive.
- *   POOL-2. refs never goes up from zero: rp_pool_tryget() fails on a dying
- *       pool, so exactly one party sees its rp_pool_put() return true.
- *   POOL-3. canary is RP_POOL_CANARY from creation until rp_pool_free() poisons
- *       it, just before the memory is returned (after rp_pool_stop(): the
+ *   POOL-2. refs never goes up from zero: rcupl_pool_tryget() fails on a dying
+ *       pool, so exactly one party sees its rcupl_pool_put() return true.
+ *   POOL-3. canary is RCUPL_POOL_CANARY from creation until rcupl_pool_free() poisons
+ *       it, just before the memory is returned (after rcupl_pool_stop(): the
  *       threads go first, the memory a grace period later, RECLAIM-9).
  *   POOL-4. A pool is created only when its workers were just seen to
  *       start (lib/limits.c, LIMITS-2), so a thread limit makes the start
@@ -27,14 +27,14 @@
 
 #include "internal.h"
 
-int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
-  if (rp_fault(RP_FAULT_ALLOC)) return -ENOMEM;
-  struct rp_pool *p = aligned_alloc(RP_CACHELINE, sizeof(*p));
+int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out) {
+  if (rcupl_fault(RCUPL_FAULT_ALLOC)) return -ENOMEM;
+  struct rcupl_pool *p = aligned_alloc(RCUPL_CACHELINE, sizeof(*p));
   if (p == NULL) return -ENOMEM;
   memset(p, 0, sizeof(*p));
 
   pthreadpool_t tp = NULL;
-  if (!rp_fault(RP_FAULT_POOL_CREATE) && rp_limits_threads_can_start(threads - 1)) {
+  if (!rcupl_fault(RCUPL_FAULT_POOL_CREATE) && rcupl_limits_threads_can_start(threads - 1)) {
     /* pthreadpool_create(n) starts n-1 workers; the caller is the n-th. */
     tp = pthreadpool_create(threads);
   }
@@ -42,52 +42,52 @@ int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out) {
     free(p);
     return -EAGAIN;
   }
-  p->canary = RP_POOL_CANARY;
+  p->canary = RCUPL_POOL_CANARY;
   p->tp = tp;
   p->threads = pthreadpool_get_threads_count(tp);
   p->manager = m;
   p->refs = 1; /* the manager's reference */
   p->managed = true;
   CDS_INIT_LIST_HEAD(&p->node);
-  rp_worker_census(p);
+  rcupl_worker_census(p);
   *out = p;
   return 0;
 }
 
-void rp_pool_put_underflow(struct rp_pool *p) {
-  rp_die("reference count underflow on pool %p", (void *)p);
+void rcupl_pool_put_underflow(struct rcupl_pool *p) {
+  rcupl_die("reference count underflow on pool %p", (void *)p);
 }
 
-void rp_pool_get_dispatch(struct rp_pool *p) {
-  size_t old = __atomic_fetch_add(&p->refs, RP_DISPATCH_REF, __ATOMIC_RELAXED);
-  if (old == 0) rp_die("parallelize: pool %p reached at refs 0", (void *)p);
+void rcupl_pool_get_dispatch(struct rcupl_pool *p) {
+  size_t old = __atomic_fetch_add(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_RELAXED);
+  if (old == 0) rcupl_die("parallelize: pool %p reached at refs 0", (void *)p);
 }
 
-bool rp_pool_put_dispatch(struct rp_pool *p) {
-  size_t old = __atomic_fetch_sub(&p->refs, RP_DISPATCH_REF, __ATOMIC_ACQ_REL);
-  if (old < RP_DISPATCH_REF)
-    rp_die("dispatch reference underflow on pool %p", (void *)p);
-  return old == RP_DISPATCH_REF;
+bool rcupl_pool_put_dispatch(struct rcupl_pool *p) {
+  size_t old = __atomic_fetch_sub(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_ACQ_REL);
+  if (old < RCUPL_DISPATCH_REF)
+    rcupl_die("dispatch reference underflow on pool %p", (void *)p);
+  return old == RCUPL_DISPATCH_REF;
 }
 
-void rp_pool_check(const struct rp_pool *p, const char *where) {
-  if (p->canary != RP_POOL_CANARY)
-    rp_die("%s: pool %p used after free (canary %#llx)", where,
+void rcupl_pool_check(const struct rcupl_pool *p, const char *where) {
+  if (p->canary != RCUPL_POOL_CANARY)
+    rcupl_die("%s: pool %p used after free (canary %#llx)", where,
            (const void *)p, (unsigned long long)p->canary);
 }
 
 /* POOL-5: the pthreadpools of pools orphaned by fork(), pushed by
- * rp_pool_stop() on the reclaim thread, a grace period before the pool's
+ * rcupl_pool_stop() on the reclaim thread, a grace period before the pool's
  * memory is freed (a lock-free push: pushes are the only writes). A node that cannot be allocated leaves its pthreadpool
  * unlisted, nothing worse. */
-struct rp_orphan {
-  struct rp_orphan *next;
+struct rcupl_orphan {
+  struct rcupl_orphan *next;
   pthreadpool_t tp;
 };
-static struct rp_orphan *orphans;
+static struct rcupl_orphan *orphans;
 
-static void rp_pool_keep_orphan(pthreadpool_t tp) {
-  struct rp_orphan *o = malloc(sizeof(*o));
+static void rcupl_pool_keep_orphan(pthreadpool_t tp) {
+  struct rcupl_orphan *o = malloc(sizeof(*o));
   if (o == NULL) return;
   o->tp = tp;
   o->next = __atomic_load_n(&orphans, __ATOMIC_RELAXED);
@@ -96,16 +96,16 @@ static void rp_pool_keep_orphan(pthreadpool_t tp) {
   }
 }
 
-void rp_pool_stop(struct rp_pool *p) {
-  rp_pool_check(p, "stop");
+void rcupl_pool_stop(struct rcupl_pool *p) {
+  rcupl_pool_check(p, "stop");
   if (p->fork_orphan)
-    rp_pool_keep_orphan(p->tp); /* POOL-5 */
+    rcupl_pool_keep_orphan(p->tp); /* POOL-5 */
   else
     pthreadpool_destroy(p->tp);
 }
 
-void rp_pool_free(struct rp_pool *p) {
-  rp_pool_check(p, "free");
-  __atomic_store_n(&p->canary, RP_POOL_POISON, __ATOMIC_RELAXED);
+void rcupl_pool_free(struct rcupl_pool *p) {
+  rcupl_pool_check(p, "free");
+  __atomic_store_n(&p->canary, RCUPL_POOL_POISON, __ATOMIC_RELAXED);
   free(p);
 }

@@ -8,15 +8,15 @@
  *                pool->managed; the current pool and the warm pools)
  *              + 1 per retire whose grace-period callback has not yet run
  *                                                     ("retire references")
- *              + RP_DISPATCH_REF per rcupool_parallelize_1d() dispatching
+ *              + RCUPL_DISPATCH_REF per rcupool_parallelize_1d() dispatching
  *                on it                                ("dispatch references")
  *
  *   Dispatch references live in the high half of the same atomic word, so
- *   one load gives both counts exactly: rp_pool_counted_refs() (the low
- *   half) is what the one pin-count formula, rp_pool_pins_locked(), uses,
+ *   one load gives both counts exactly: rcupl_pool_counted_refs() (the low
+ *   half) is what the one pin-count formula, rcupl_pool_pins_locked(), uses,
  *   and a dispatch never shows as a pin. Zero still means zero of all.
  *
- *   Every pool starts managed (rp_pool_create): the manager's reference is
+ *   Every pool starts managed (rcupl_pool_create): the manager's reference is
  *   the current pool's, or a warm pool's (not current; kept for the next
  *   pin, scope or reset of its width). A pool started by rcupool_pin_sized()
  *   is never current until a reset reuses it (generation 0): its refs are
@@ -49,14 +49,14 @@
 
 #include <urcu/list.h>
 
-#define RP_CACHELINE 64
+#define RCUPL_CACHELINE 64
 
 /* pool->canary while the pool may be used; poisoned just before it is freed,
  * so a use after free is caught by tests even without a sanitizer. */
-#define RP_POOL_CANARY UINT64_C(0x52435550504f4f4c)   /* "RCUPPOOL" */
-#define RP_POOL_POISON UINT64_C(0xdeaddeaddeaddead)
+#define RCUPL_POOL_CANARY UINT64_C(0x52435550504f4f4c)   /* "RCUPPOOL" */
+#define RCUPL_POOL_POISON UINT64_C(0xdeaddeaddeaddead)
 
-struct rp_pool {
+struct rcupl_pool {
   /* Immutable from creation until the pool is freed. */
   uint64_t canary;
   pthreadpool_t tp;
@@ -82,10 +82,10 @@ struct rp_pool {
   bool fork_orphan;
 
   /* Used once, by the party that dropped refs to zero. */
-  struct rp_work free_work;
+  struct rcupl_work free_work;
 
   /* Atomic; on its own cache line: the only field pins write. */
-  _Alignas(RP_CACHELINE) size_t refs;
+  _Alignas(RCUPL_CACHELINE) size_t refs;
   /* Atomic: set by a sized pin that found this pool (one store on the
    * line it has just written), cleared by warm.c's expiry pass. */
   unsigned char used;
@@ -95,10 +95,10 @@ struct rp_pool {
  * manager's reference; a sized pin adds its own pin before it lists the
  * pool), not yet on m->pools. Returns 0, -ENOMEM or -EAGAIN; logs nothing
  * (its callers do, LOG-5). */
-int rp_pool_create(rcupool_t *m, size_t threads, struct rp_pool **out);
+int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out);
 
 /* Takes a reference unless refs is zero. Returns false if the pool is dying. */
-static inline bool rp_pool_tryget(struct rp_pool *p) {
+static inline bool rcupl_pool_tryget(struct rcupl_pool *p) {
   size_t refs = __atomic_load_n(&p->refs, __ATOMIC_RELAXED);
   do {
     if (refs == 0) return false;
@@ -110,16 +110,16 @@ static inline bool rp_pool_tryget(struct rp_pool *p) {
 /* The one test of the searches for a pool of a size (a reset's reuse,
  * RESET-2; a sized pin's, SIZED-1): p has `threads` threads, did not lose
  * them to fork(), and a reference was taken (it is not dying). */
-static inline bool rp_pool_tryget_sized(struct rp_pool *p, size_t threads) {
-  return p->threads == threads && !p->fork_orphan && rp_pool_tryget(p);
+static inline bool rcupl_pool_tryget_sized(struct rcupl_pool *p, size_t threads) {
+  return p->threads == threads && !p->fork_orphan && rcupl_pool_tryget(p);
 }
 
 /* Drops one reference; true if it was the last. Inline: unpin's path. */
-void rp_pool_put_underflow(struct rp_pool *p) __attribute__((noreturn));
-static inline bool rp_pool_put(struct rp_pool *p) {
+void rcupl_pool_put_underflow(struct rcupl_pool *p) __attribute__((noreturn));
+static inline bool rcupl_pool_put(struct rcupl_pool *p) {
   /* acq_rel: every holder's use of the pool happens before the free. */
   size_t old = __atomic_fetch_sub(&p->refs, 1, __ATOMIC_ACQ_REL);
-  if (__builtin_expect(old == 0, 0)) rp_pool_put_underflow(p);
+  if (__builtin_expect(old == 0, 0)) rcupl_pool_put_underflow(p);
   return old == 1;
 }
 
@@ -127,45 +127,45 @@ static inline bool rp_pool_put(struct rp_pool *p) {
  * pool cannot be at zero (inside a read-side section on the current pool,
  * or on a pool the caller's scope pin holds); put returns true if it was
  * the pool's last reference: the caller then hands it to the reclaim
- * thread (rp_reclaim_free_later) and touches it no more. */
-#define RP_DISPATCH_REF ((size_t)1 << 32)
-void rp_pool_get_dispatch(struct rp_pool *p);
-bool rp_pool_put_dispatch(struct rp_pool *p);
+ * thread (rcupl_reclaim_free_later) and touches it no more. */
+#define RCUPL_DISPATCH_REF ((size_t)1 << 32)
+void rcupl_pool_get_dispatch(struct rcupl_pool *p);
+bool rcupl_pool_put_dispatch(struct rcupl_pool *p);
 
 /* Joins the pool's threads (or keeps a fork orphan's pthreadpool, POOL-5).
  * Called only on the reclaim thread (reclaim.c), with no lock held, by the
  * party that dropped refs to zero, after it unlinked the pool. */
-void rp_pool_stop(struct rp_pool *p);
+void rcupl_pool_stop(struct rcupl_pool *p);
 
 /* Poisons the canary and frees the memory of a stopped pool. Called only
  * on the reclaim thread, a grace period after the unlink (RECLAIM-9), or
- * by a fork child's queue for one (rp_reclaim_fork_child). */
-void rp_pool_free(struct rp_pool *p);
+ * by a fork child's queue for one (rcupl_reclaim_fork_child). */
+void rcupl_pool_free(struct rcupl_pool *p);
 
 /* Aborts with a message if p's canary is not intact. */
-void rp_pool_check(const struct rp_pool *p, const char *where);
+void rcupl_pool_check(const struct rcupl_pool *p, const char *where);
 
-static inline size_t rp_pool_refs(const struct rp_pool *p) {
+static inline size_t rcupl_pool_refs(const struct rcupl_pool *p) {
   return __atomic_load_n(&p->refs, __ATOMIC_ACQUIRE);
 }
 
 /* refs without the dispatch references: pins + current + retires. */
-static inline size_t rp_pool_counted_refs(const struct rp_pool *p) {
-  return rp_pool_refs(p) & (RP_DISPATCH_REF - 1);
+static inline size_t rcupl_pool_counted_refs(const struct rcupl_pool *p) {
+  return rcupl_pool_refs(p) & (RCUPL_DISPATCH_REF - 1);
 }
 
 /* The pins held on p (MANAGER-3): refs - 1 if managed - retires_pending,
  * without the dispatch references; 0 for a dying pool (refs 0). Call with
  * p->manager->lock held, where "managed" and retires_pending cannot move. */
-static inline size_t rp_pool_pins_locked(const struct rp_pool *p) {
+static inline size_t rcupl_pool_pins_locked(const struct rcupl_pool *p) {
   size_t base = p->retires_pending + (p->managed ? 1 : 0);
-  size_t refs = rp_pool_counted_refs(p);
+  size_t refs = rcupl_pool_counted_refs(p);
   return refs > base ? refs - base : 0;
 }
 
 /* The layout rcupool/inline.h reads (see there). */
-_Static_assert(offsetof(struct rp_pool, canary) == 0, "inline.h layout");
-_Static_assert(offsetof(struct rp_pool, tp) == sizeof(uint64_t),
+_Static_assert(offsetof(struct rcupl_pool, canary) == 0, "inline.h layout");
+_Static_assert(offsetof(struct rcupl_pool, tp) == sizeof(uint64_t),
                "inline.h layout");
 
 #endif /* RCUPOOL_LIB_POOL_H */

@@ -14,7 +14,7 @@
  *   READ-3. rcupool_current() never creates anything: in a fork child before
  *       the first call that settles the default manager (lib/fork.c) it
  *       returns the 1-thread pool the child inherited as current.
- *   READ-4. rp_read_get_current() (lib/read_internal.h, inlined into pin.c)
+ *   READ-4. rcupl_read_get_current() (lib/read_internal.h, inlined into pin.c)
  *       takes its pin reference inside its own section on the pool that
  *       section saw as current (PIN-1): no call between a pin's entry and
  *       its section.
@@ -27,18 +27,18 @@
 
 #include "internal.h"
 
-void rcupool_read_lock(void) { rp_rcu_read_lock(); }
+void rcupool_read_lock(void) { rcupl_rcu_read_lock(); }
 
 void rcupool_read_unlock(void) {
-  RP_TSAN_GP_RELEASE();
-  rp_rcu_read_unlock();
+  RCUPL_TSAN_GP_RELEASE();
+  rcupl_rcu_read_unlock();
 }
 
 /* The library's own names for the same code: aliases, not wrappers, so a
  * section costs the caller one call each way, and the library's own calls
- * bind to the local rp_* symbols (never through the PLT). */
-void rp_read_lock(void) __attribute__((alias("rcupool_read_lock")));
-void rp_read_unlock(void) __attribute__((alias("rcupool_read_unlock")));
+ * bind to the local rcupl_* symbols (never through the PLT). */
+void rcupl_read_lock(void) __attribute__((alias("rcupool_read_lock")));
+void rcupl_read_unlock(void) __attribute__((alias("rcupool_read_unlock")));
 
 #if defined(RCUPOOL_URCU_BP)
 /* rcupool/inline.h refers to this symbol so that code inlining urcu-bp's
@@ -47,29 +47,29 @@ RCUPOOL_API void rcupool_abi_urcu_bp_v0(void);
 void rcupool_abi_urcu_bp_v0(void) {}
 #endif
 
-static inline pthreadpool_t rp_read_current_tp(rcupool_t *m) {
+static inline pthreadpool_t rcupl_read_current_tp(rcupool_t *m) {
   if (m == NULL) return NULL;
-  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
+  struct rcupl_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
   return p != NULL ? p->tp : NULL;
 }
 
 /* The thread's first section (liburcu meets the thread): out of line, so
  * the usual path makes no call and saves no register. */
-__attribute__((noinline, cold)) static pthreadpool_t rp_read_lock_current_first(
+__attribute__((noinline, cold)) static pthreadpool_t rcupl_read_lock_current_first(
     rcupool_t *m) {
-  rp_rcu_read_lock();
-  return rp_read_current_tp(m);
+  rcupl_rcu_read_lock();
+  return rcupl_read_current_tp(m);
 }
 
 pthreadpool_t rcupool_read_lock_current(rcupool_t *m) {
-  if (__builtin_expect(!rp_rcu_reader_ready(), 0))
-    return rp_read_lock_current_first(m);
-  rp_rcu_read_lock();
-  return rp_read_current_tp(m);
+  if (__builtin_expect(!rcupl_rcu_reader_ready(), 0))
+    return rcupl_read_lock_current_first(m);
+  rcupl_rcu_read_lock();
+  return rcupl_read_current_tp(m);
 }
 
-bool rp_read_ongoing(void) { return rp_rcu_read_ongoing() != 0; }
+bool rcupl_read_ongoing(void) { return rcupl_rcu_read_ongoing() != 0; }
 
-bool rp_read_ongoing_quiet(void) { return rp_rcu_read_ongoing_quiet() != 0; }
+bool rcupl_read_ongoing_quiet(void) { return rcupl_rcu_read_ongoing_quiet() != 0; }
 
-pthreadpool_t rcupool_current(rcupool_t *m) { return rp_read_current_tp(m); }
+pthreadpool_t rcupool_current(rcupool_t *m) { return rcupl_read_current_tp(m); }

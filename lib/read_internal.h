@@ -17,35 +17,35 @@
 #include "urcu_flavor.h"
 
 /* True inside a read-side section of the calling thread. */
-bool rp_read_ongoing(void);
+bool rcupl_read_ongoing(void);
 /* The same without registering the thread with liburcu (fork handlers). */
-bool rp_read_ongoing_quiet(void);
+bool rcupl_read_ongoing_quiet(void);
 
 /* rcupool_read_lock()/unlock() for the library's own use: direct calls,
  * never through the PLT of the shared library. */
-void rp_read_lock(void);
-void rp_read_unlock(void);
+void rcupl_read_lock(void);
+void rcupl_read_unlock(void);
 
 /* Inside one read-side section, inlined into the caller: the current pool
  * of m with a reference taken for a pin (pin.c, PIN-1) and its generation
  * in *gen; when threads is not 0 and the current pool has another size,
  * NULL and nothing taken. A count of 0 before the reference is fatal: a
  * pool reached from a section holds its current or retire reference. */
-static inline struct rp_pool *rp_read_get_current(rcupool_t *m, size_t threads,
+static inline struct rcupl_pool *rcupl_read_get_current(rcupool_t *m, size_t threads,
                                                   uint64_t *gen) {
   size_t refs_before = 1;
-  rp_rcu_read_lock();
-  struct rp_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
+  rcupl_rcu_read_lock();
+  struct rcupl_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
   if (threads != 0 && p->threads != threads) {
     p = NULL;
   } else {
     refs_before = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
     *gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
   }
-  RP_TSAN_GP_RELEASE();
-  rp_rcu_read_unlock();
+  RCUPL_TSAN_GP_RELEASE();
+  rcupl_rcu_read_unlock();
   if (__builtin_expect(refs_before == 0, 0))
-    rp_die("pin: pool %p reached from a section at refs 0", (void *)p);
+    rcupl_die("pin: pool %p reached from a section at refs 0", (void *)p);
   return p;
 }
 

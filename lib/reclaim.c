@@ -58,7 +58,7 @@
  *       was changed. The thread, once started, never exits, so no wait
  *       spins: each is a condition wait on progress.
  *   RECLAIM-11. Every grace period the library waits for is
- *       rp_reclaim_synchronize(), which holds gp_gate around it. Under memb
+ *       rcupl_reclaim_synchronize(), which holds gp_gate around it. Under memb
  *       fork's prepare takes gp_gate, so no grace period of the library is
  *       in flight at a fork (liburcu-memb's grace-period lock has no fork
  *       hook). Under bp liburcu-bp's own fork hook settles its locks, and
@@ -74,43 +74,43 @@
 #include "internal.h"
 #include "reclaim_queue.h"
 
-struct rp_reclaim_queue rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
+struct rcupl_reclaim_queue rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
                               .wake = PTHREAD_COND_INITIALIZER,
                               .done_cv = PTHREAD_COND_INITIALIZER,
-                              .phase = RP_IDLE};
+                              .phase = RCUPL_IDLE};
 
 static pthread_mutex_t gp_gate = PTHREAD_MUTEX_INITIALIZER; /* RECLAIM-11 */
 
-void rp_reclaim_synchronize(void) {
-  rp_mutex_lock(&gp_gate);
-  rp_synchronize_rcu();
-  rp_mutex_unlock(&gp_gate);
-  RP_TSAN_GP_ACQUIRE();
+void rcupl_reclaim_synchronize(void) {
+  rcupl_mutex_lock(&gp_gate);
+  rcupl_synchronize_rcu();
+  rcupl_mutex_unlock(&gp_gate);
+  RCUPL_TSAN_GP_ACQUIRE();
 }
 
-static int rp_reclaim_start_locked(void);
+static int rcupl_reclaim_start_locked(void);
 
 /* RECLAIM-9: frees the memory of the pools on `unlinked`. */
-static void rp_reclaim_free_unlinked(void) {
-  struct rp_work *w;
+static void rcupl_reclaim_free_unlinked(void) {
+  struct rcupl_work *w;
   while ((w = __atomic_load_n(&rq.unlinked, __ATOMIC_RELAXED)) != NULL) {
     /* Off the list before it is freed: a child never finds a freed one. */
     __atomic_store_n(&rq.unlinked, w->next, __ATOMIC_RELAXED);
-    rp_pool_free(caa_container_of(w, struct rp_pool, free_work));
+    rcupl_pool_free(caa_container_of(w, struct rcupl_pool, free_work));
   }
 }
 
 /* Waits, rq.mu held, until work is queued (true) or the warm pass is due
  * (false). Without a due pass the wait has no end but work. */
-static bool rp_reclaim_wait_work_locked(void) {
+static bool rcupl_reclaim_wait_work_locked(void) {
   while (rq.head == NULL) {
     if (rq.warm_due == 0) {
-      rp_cond_wait(&rq.wake, &rq.mu);
+      rcupl_cond_wait(&rq.wake, &rq.mu);
       continue;
     }
-    uint64_t now = rp_now_ns();
+    uint64_t now = rcupl_now_ns();
     if (now >= rq.warm_due) return false;
-    rp_cond_wait_ns(&rq.wake, &rq.mu, rq.warm_due - now);
+    rcupl_cond_wait_ns(&rq.wake, &rq.mu, rq.warm_due - now);
   }
   return true;
 }
@@ -119,139 +119,139 @@ static bool rp_reclaim_wait_work_locked(void) {
  * takes managers_mu and each m->lock, which fork's prepare takes after
  * rq.mu); the next due time it returns is kept unless a kick meanwhile
  * asked for an earlier one. Entered and left with rq.mu held. */
-static void rp_reclaim_warm_pass_unlocked(void) {
+static void rcupl_reclaim_warm_pass_unlocked(void) {
   rq.warm_due = 0;
-  rp_mutex_unlock(&rq.mu);
-  uint64_t due = rp_warm_pass_all();
-  rp_mutex_lock(&rq.mu);
+  rcupl_mutex_unlock(&rq.mu);
+  uint64_t due = rcupl_warm_pass_all();
+  rcupl_mutex_lock(&rq.mu);
   if (due != 0 && (rq.warm_due == 0 || due < rq.warm_due)) rq.warm_due = due;
 }
 
-void rp_reclaim_warm_kick(uint64_t due) {
-  if (due == 0) due = rp_now_ns();
-  rp_mutex_lock(&rq.mu);
-  if (rq.warm_due == 0 || due < rq.warm_due) rq.warm_due = due;
-  int err = rp_reclaim_start_locked();
-  pthread_cond_signal(&rq.wake);
-  rp_mutex_unlock(&rq.mu);
+/* Ends a change of the queue made under rq.mu: unless !start, starts the
+ * thread if it is absent and wakes it; releases rq.mu; then logs a start
+ * that failed (`waiting`: what waits for the next try). */
+static void rcupl_reclaim_wake_unlock(bool start, const char *waiting) {
+  int err = start ? rcupl_reclaim_start_locked() : 0;
+  if (start) pthread_cond_signal(&rq.wake);
+  rcupl_mutex_unlock(&rq.mu);
   if (err != 0)
-    rp_log(RCUPOOL_LOG_ERROR,
-           "reclaim: cannot start the reclaim thread (%d); warm pools wait "
-           "for the next try",
-           err);
+    rcupl_log(RCUPOOL_LOG_ERROR,
+           "reclaim: cannot start the reclaim thread (%d); %s wait for the "
+           "next try",
+           err, waiting);
 }
 
-static void *rp_reclaim_main(void *unused) {
-  rp_thread_set_name("rcupool-reclaim");
+void rcupl_reclaim_warm_kick(uint64_t due) {
+  if (due == 0) due = rcupl_now_ns();
+  rcupl_mutex_lock(&rq.mu);
+  if (rq.warm_due == 0 || due < rq.warm_due) rq.warm_due = due;
+  rcupl_reclaim_wake_unlock(true, "warm pools");
+}
+
+static void *rcupl_reclaim_main(void *unused) {
+  rcupl_thread_set_name("rcupool-reclaim");
   (void)unused;
-  rp_worker_mark_reclaim_thread();
-  rp_mutex_lock(&rq.mu);
+  rcupl_worker_mark_reclaim_thread();
+  rcupl_mutex_lock(&rq.mu);
   rq.ready = true;
   pthread_cond_broadcast(&rq.done_cv);
   for (;;) {
-    if (!rp_reclaim_wait_work_locked()) {
-      rp_reclaim_warm_pass_unlocked(); /* WARM-4: due, no work queued */
+    if (!rcupl_reclaim_wait_work_locked()) {
+      rcupl_reclaim_warm_pass_unlocked(); /* WARM-4: due, no work queued */
       continue;
     }
-    struct rp_work *batch = rq.head;
+    struct rcupl_work *batch = rq.head;
     uint64_t n = 0;
-    for (struct rp_work *w = batch; w != NULL; w = w->next) n++;
+    for (struct rcupl_work *w = batch; w != NULL; w = w->next) n++;
     rq.head = NULL;
     rq.tail = &rq.head;
     rq.batch = batch;
-    rq.phase = RP_GP;
-    rp_mutex_unlock(&rq.mu);
+    rq.phase = RCUPL_GP;
+    rcupl_mutex_unlock(&rq.mu);
 
-    rp_reclaim_synchronize();
+    rcupl_reclaim_synchronize();
 
-    rp_mutex_lock(&rq.mu);
-    while (rq.forks_pending != 0) rp_cond_wait(&rq.wake, &rq.mu); /* -7 */
-    rq.phase = RP_CALLBACKS;
+    rcupl_mutex_lock(&rq.mu);
+    while (rq.forks_pending != 0) rcupl_cond_wait(&rq.wake, &rq.mu); /* -7 */
+    rq.phase = RCUPL_CALLBACKS;
     rq.batch = NULL;
     rq.batch_count = n;
-    rp_mutex_unlock(&rq.mu);
+    rcupl_mutex_unlock(&rq.mu);
     uint64_t left = n;
     while (batch != NULL) {
-      struct rp_work *w = batch;
+      struct rcupl_work *w = batch;
       batch = w->next;
-      rp_reclaim_note_position(w, batch, --left);
+      rcupl_reclaim_note_position(w, batch, --left);
       w->fn(w);
     }
-    rp_reclaim_note_position(NULL, NULL, 0);
+    rcupl_reclaim_note_position(NULL, NULL, 0);
     if (rq.unlinked != NULL) {
-      rp_reclaim_synchronize(); /* RECLAIM-9 */
-      rp_reclaim_free_unlinked();
+      rcupl_reclaim_synchronize(); /* RECLAIM-9 */
+      rcupl_reclaim_free_unlinked();
     }
-    rp_mutex_lock(&rq.mu);
+    rcupl_mutex_lock(&rq.mu);
     rq.done += n;
-    rq.phase = RP_IDLE;
+    rq.phase = RCUPL_IDLE;
     pthread_cond_broadcast(&rq.done_cv);
-    rp_reclaim_warm_pass_unlocked(); /* WARM-4: after each batch */
+    rcupl_reclaim_warm_pass_unlocked(); /* WARM-4: after each batch */
   }
   return NULL;
 }
 
 /* Starts the thread if it is absent. Called with rq.mu held. Returns 0 or
  * the error of pthread_create (the queue then waits for the next try). */
-static int rp_reclaim_start_locked(void) {
+static int rcupl_reclaim_start_locked(void) {
   if (rq.running) return 0;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t t;
-  int err = rp_fault(RP_FAULT_RECLAIM_THREAD)
+  int err = rcupl_fault(RCUPL_FAULT_RECLAIM_THREAD)
                 ? EAGAIN
-                : pthread_create(&t, &attr, rp_reclaim_main, NULL);
+                : pthread_create(&t, &attr, rcupl_reclaim_main, NULL);
   pthread_attr_destroy(&attr);
   if (err == 0) rq.running = true;
   return err;
 }
 
-static void rp_reclaim_push(struct rp_work *w, bool start) {
-  RP_TSAN_GP_RELEASE();
+static void rcupl_reclaim_push(struct rcupl_work *w, bool start) {
+  RCUPL_TSAN_GP_RELEASE();
   w->next = NULL;
-  rp_mutex_lock(&rq.mu);
+  rcupl_mutex_lock(&rq.mu);
   if (rq.tail == NULL) rq.tail = &rq.head;
   *rq.tail = w;
   rq.tail = &w->next;
   rq.queued++;
-  int err = start ? rp_reclaim_start_locked() : 0;
-  if (start) pthread_cond_signal(&rq.wake);
-  rp_mutex_unlock(&rq.mu);
-  if (err != 0)
-    rp_log(RCUPOOL_LOG_ERROR,
-           "reclaim: cannot start the reclaim thread (%d); frees wait for "
-           "the next try",
-           err);
+  rcupl_reclaim_wake_unlock(start, "frees");
 }
 
 /* Stops a pool its callback has unlinked; its memory goes once the
  * batch's extra grace period is over (RECLAIM-9). Its free_work is idle:
  * never used (a retire's last put) or the item now running, whose next
  * the thread has already read. */
-static void rp_stop_and_defer_free(rcupool_t *m, struct rp_pool *p,
+static void rcupl_stop_and_defer_free(rcupool_t *m, struct rcupl_pool *p,
                                    const char *why) {
-  rp_log(RCUPOOL_LOG_DEBUG,
+  rcupl_log(RCUPOOL_LOG_DEBUG,
          "manager %p: free pool %p (%zu threads) on thread %ld: %s", (void *)m,
          (void *)p, p->threads, (long)syscall(SYS_gettid), why);
-  rp_pool_stop(p);
+  rcupl_pool_stop(p);
   p->free_work.next = rq.unlinked;
   __atomic_store_n(&rq.unlinked, &p->free_work, __ATOMIC_RELAXED);
 }
 
-static void rp_retire_cb(struct rp_work *w) {
-  RP_TSAN_GP_ACQUIRE();
-  struct rp_retire *rec = caa_container_of(w, struct rp_retire, work);
-  struct rp_pool *p = rec->pool;
+static void rcupl_retire_cb(struct rcupl_work *w) {
+  RCUPL_TSAN_GP_ACQUIRE();
+  struct rcupl_retire *rec = caa_container_of(w, struct rcupl_retire, work);
+  struct rcupl_pool *p = rec->pool;
   rcupool_t *m = p->manager;
-  rp_pool_check(p, "retire callback");
+  rcupl_pool_check(p, "retire callback");
 
-  rp_mutex_lock(&m->lock);
-  rp_reclaim_commit();
+  rcupl_mutex_lock(&m->lock);
+  rcupl_reclaim_commit();
   /* Counted while this callback's own reference is still pending. */
-  size_t pins = rp_pool_pins_locked(p);
+  size_t pins = rcupl_pool_pins_locked(p);
   p->retires_pending--;
-  bool last = rp_pool_put(p);
+  bool last = rcupl_pool_put(p);
   /* During rcupool_destroy() current is NULL and nothing is kept. */
   bool kept = !last && m->current != NULL && p != m->current &&
               p->retires_pending == 0 && pins > 0;
@@ -259,79 +259,79 @@ static void rp_retire_cb(struct rp_work *w) {
    * last holder (an unpin's free, or rcupool_destroy()) may free p. */
   const size_t threads = p->threads;
   if (last) {
-    rp_pools_del_locked(p);
+    rcupl_pools_del_locked(p);
     m->pools_freed++;
   }
-  rp_mutex_unlock(&m->lock);
+  rcupl_mutex_unlock(&m->lock);
   free(rec);
 
   if (last)
-    rp_stop_and_defer_free(m, p, "grace period over, no pins");
+    rcupl_stop_and_defer_free(m, p, "grace period over, no pins");
   else if (kept)
-    rp_log(RCUPOOL_LOG_INFO, "manager %p: pool %p (%zu threads) kept: %zu pins",
+    rcupl_log(RCUPOOL_LOG_INFO, "manager %p: pool %p (%zu threads) kept: %zu pins",
            (void *)m, (void *)p, threads, pins);
 }
 
-void rp_reclaim_retire(struct rp_retire *rec) {
-  rec->work.fn = rp_retire_cb;
-  rp_reclaim_push(&rec->work, true);
+void rcupl_reclaim_retire(struct rcupl_retire *rec) {
+  rec->work.fn = rcupl_retire_cb;
+  rcupl_reclaim_push(&rec->work, true);
 }
 
-static void rp_free_cb(struct rp_work *w) {
-  RP_TSAN_GP_ACQUIRE();
-  struct rp_pool *p = caa_container_of(w, struct rp_pool, free_work);
+static void rcupl_free_cb(struct rcupl_work *w) {
+  RCUPL_TSAN_GP_ACQUIRE();
+  struct rcupl_pool *p = caa_container_of(w, struct rcupl_pool, free_work);
   rcupool_t *m = p->manager;
-  rp_mutex_lock(&m->lock);
-  rp_reclaim_commit();
-  rp_pools_del_locked(p);
+  rcupl_mutex_lock(&m->lock);
+  rcupl_reclaim_commit();
+  rcupl_pools_del_locked(p);
   m->pools_freed++;
-  rp_mutex_unlock(&m->lock);
-  rp_stop_and_defer_free(m, p, "last pin released");
+  rcupl_mutex_unlock(&m->lock);
+  rcupl_stop_and_defer_free(m, p, "last pin released");
 }
 
-void rp_reclaim_free_later(struct rp_pool *p) {
-  p->free_work.fn = rp_free_cb;
-  rp_reclaim_push(&p->free_work, true);
+void rcupl_reclaim_free_later(struct rcupl_pool *p) {
+  p->free_work.fn = rcupl_free_cb;
+  rcupl_reclaim_push(&p->free_work, true);
 }
 
-void rp_reclaim_free_later_quiet(struct rp_pool *p) {
-  p->free_work.fn = rp_free_cb;
-  rp_reclaim_push(&p->free_work, false);
+void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p) {
+  p->free_work.fn = rcupl_free_cb;
+  rcupl_reclaim_push(&p->free_work, false);
 }
 
-int rp_reclaim_ensure_thread(void) {
-  rp_mutex_lock(&rq.mu);
-  int err = rp_reclaim_start_locked();
-  rp_mutex_unlock(&rq.mu);
+int rcupl_reclaim_ensure_thread(void) {
+  rcupl_mutex_lock(&rq.mu);
+  int err = rcupl_reclaim_start_locked();
+  rcupl_mutex_unlock(&rq.mu);
   return err != 0 ? -EAGAIN : 0;
 }
 
 /* Waits until every item queued before the call has run (RECLAIM-6), or
  * returns -EAGAIN when the thread is absent and cannot be started
  * (RECLAIM-10). */
-int rp_reclaim_wait_queued(void) {
+int rcupl_reclaim_wait_queued(void) {
   int err = 0;
-  rp_mutex_lock(&rq.mu);
+  rcupl_mutex_lock(&rq.mu);
   uint64_t ticket = rq.queued;
   while (rq.done < ticket) {
-    if (rp_reclaim_start_locked() != 0) {
+    if (rcupl_reclaim_start_locked() != 0) {
       err = -EAGAIN;
       break;
     }
     pthread_cond_signal(&rq.wake);
-    rp_cond_wait(&rq.done_cv, &rq.mu);
+    rcupl_cond_wait(&rq.done_cv, &rq.mu);
   }
-  rp_mutex_unlock(&rq.mu);
+  rcupl_mutex_unlock(&rq.mu);
   return err;
 }
 
 /* The grace-period gate's part of fork (called by lib/fork.c's handlers
  * only; the rest of the fork part is lib/reclaim_fork.c). */
-void rp_reclaim_fork_gate_prepare(void) { rp_mutex_lock(&gp_gate); }
-void rp_reclaim_fork_gate_parent(void) { rp_mutex_unlock(&gp_gate); }
-void rp_reclaim_fork_gate_child(bool taken) {
+void rcupl_reclaim_fork_gate_prepare(void) { rcupl_mutex_lock(&gp_gate); }
+void rcupl_reclaim_fork_gate_parent(void) { rcupl_mutex_unlock(&gp_gate); }
+void rcupl_reclaim_fork_gate_child(bool taken) {
   if (taken) {
-    rp_mutex_unlock(&gp_gate);
+    rcupl_mutex_unlock(&gp_gate);
   } else {
     /* bp: a thread of the parent may have held it; none exists here. */
     pthread_mutex_init(&gp_gate, NULL);

@@ -11,40 +11,40 @@
 
 #include "rcupool/rcupool.h"
 
-struct rp_pool;
+struct rcupl_pool;
 
 /* A unit of work for rcupool's reclaim thread (lib/reclaim.c): run after a
  * grace period that began after it was queued. Intrusive: no allocation. */
-struct rp_work {
-  struct rp_work *next;
-  void (*fn)(struct rp_work *w);
+struct rcupl_work {
+  struct rcupl_work *next;
+  void (*fn)(struct rcupl_work *w);
 };
 
 /* A retire in flight: one per reset, so a pool reused and retired again
  * within one grace period has one callback queued per retire. */
-struct rp_retire {
-  struct rp_work work;
-  struct rp_pool *pool;
+struct rcupl_retire {
+  struct rcupl_work work;
+  struct rcupl_pool *pool;
 };
 
 /* Queues the retire callback of rec (call after publishing a new pool). */
-void rp_reclaim_retire(struct rp_retire *rec);
+void rcupl_reclaim_retire(struct rcupl_retire *rec);
 
 /* Hands a pool whose refs reached zero to the reclaim thread. Never blocks
  * for long, never frees on the calling thread. */
-void rp_reclaim_free_later(struct rp_pool *p);
+void rcupl_reclaim_free_later(struct rcupl_pool *p);
 
 /* Waits until every item queued before the call has run, then, unless m
  * is NULL, until no pool of m is waiting for a free already decided (a
  * hand-over still in flight on another thread). -EAGAIN when the reclaim
  * thread is absent and cannot be started (RECLAIM-10), else 0. */
-int rp_reclaim_drain(rcupool_t *m);
+int rcupl_reclaim_drain(rcupool_t *m);
 
 /* Starts the reclaim thread if it is absent: 0, or -EAGAIN (RECLAIM-10). */
-int rp_reclaim_ensure_thread(void);
+int rcupl_reclaim_ensure_thread(void);
 
 /* The library's one way to wait for a grace period (RECLAIM-11). */
-void rp_reclaim_synchronize(void);
+void rcupl_reclaim_synchronize(void);
 
 
 /* True where a call that waits for the reclaim thread (barrier, destroy)
@@ -52,7 +52,7 @@ void rp_reclaim_synchronize(void);
  * waits for it), inside a task or on any worker of an rcupool pool (a free
  * joins that pool's workers), or on the reclaim thread. Such a call
  * returns -EDEADLK (RECLAIM-8). */
-bool rp_reclaim_would_wait_for_self(void);
+bool rcupl_reclaim_would_wait_for_self(void);
 
 /* fork (lib/fork.c, RECLAIM-7, -11, -12): hold marks a fork pending and,
  * if `wait`, waits out a running callback batch (no lock held after); gate_* take and
@@ -62,22 +62,22 @@ bool rp_reclaim_would_wait_for_self(void);
  * queue's condition variables, marks the thread absent (it starts again
  * on the next need) and queues again a batch whose grace period had not
  * ended. */
-void rp_reclaim_fork_hold(bool wait);
-void rp_reclaim_fork_gate_prepare(void);
-void rp_reclaim_fork_gate_parent(void);
-void rp_reclaim_fork_gate_child(bool taken);
-void rp_reclaim_fork_prepare(void);
-void rp_reclaim_fork_parent(void);
-void rp_reclaim_fork_child(void);
+void rcupl_reclaim_fork_hold(bool wait);
+void rcupl_reclaim_fork_gate_prepare(void);
+void rcupl_reclaim_fork_gate_parent(void);
+void rcupl_reclaim_fork_gate_child(bool taken);
+void rcupl_reclaim_fork_prepare(void);
+void rcupl_reclaim_fork_parent(void);
+void rcupl_reclaim_fork_child(void);
 /* Child handler only: queues a free without waking or starting anything;
  * adopt queues it only if it is not queued already (the hand-over of a
  * pool whose refs reached zero was cut by fork). */
-void rp_reclaim_free_later_quiet(struct rp_pool *p);
-void rp_reclaim_fork_child_adopt(struct rp_pool *p);
+void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p);
+void rcupl_reclaim_fork_child_adopt(struct rcupl_pool *p);
 
 /* Wakes the reclaim thread for a warm pass (lib/warm.c) at `due`
- * (rp_now_ns() clock; 0: now), starting it if absent. Never call with a
+ * (rcupl_now_ns() clock; 0: now), starting it if absent. Never call with a
  * manager's lock held (FORK-2's order puts rq.mu first). */
-void rp_reclaim_warm_kick(uint64_t due);
+void rcupl_reclaim_warm_kick(uint64_t due);
 
 #endif /* RCUPOOL_LIB_RECLAIM_H */

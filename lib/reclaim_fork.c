@@ -27,7 +27,7 @@
  *       flip); each callback marks it committed under its manager's lock,
  *       which prepare holds. The child queues again the items not started
  *       and the started one unless committed, and queues the memory of the
- *       pools the batch stopped as items of their own (rp_free_memory_cb,
+ *       pools the batch stopped as items of their own (rcupl_free_memory_cb,
  *       committed before it frees: a grandchild leaks it at worst, never
  *       frees it twice).
  */
@@ -40,40 +40,40 @@
 /* A fork child's item for the memory of a pool its parent's batch had
  * stopped (RECLAIM-12). Committed before the free: a fork right after
  * leaves the grandchild a leak, never a second free. */
-static void rp_free_memory_cb(struct rp_work *w) {
-  RP_TSAN_GP_ACQUIRE();
-  rp_reclaim_commit();
-  rp_pool_free(caa_container_of(w, struct rp_pool, free_work));
+static void rcupl_free_memory_cb(struct rcupl_work *w) {
+  RCUPL_TSAN_GP_ACQUIRE();
+  rcupl_reclaim_commit();
+  rcupl_pool_free(caa_container_of(w, struct rcupl_pool, free_work));
 }
 
-void rp_reclaim_fork_hold(bool wait) {
-  rp_mutex_lock(&rq.mu);
+void rcupl_reclaim_fork_hold(bool wait) {
+  rcupl_mutex_lock(&rq.mu);
   rq.forks_pending++;
   /* A thread that is still starting may be inside the C library's (or a
    * sanitizer's) allocator: a child would inherit that lock held. */
-  while (rq.running && !rq.ready) rp_cond_wait(&rq.done_cv, &rq.mu);
-  while (wait && rq.phase == RP_CALLBACKS) rp_cond_wait(&rq.done_cv, &rq.mu);
-  rp_mutex_unlock(&rq.mu);
+  while (rq.running && !rq.ready) rcupl_cond_wait(&rq.done_cv, &rq.mu);
+  while (wait && rq.phase == RCUPL_CALLBACKS) rcupl_cond_wait(&rq.done_cv, &rq.mu);
+  rcupl_mutex_unlock(&rq.mu);
 }
 
-void rp_reclaim_fork_prepare(void) { rp_mutex_lock(&rq.mu); }
+void rcupl_reclaim_fork_prepare(void) { rcupl_mutex_lock(&rq.mu); }
 
-void rp_reclaim_fork_parent(void) {
+void rcupl_reclaim_fork_parent(void) {
   if (--rq.forks_pending == 0) pthread_cond_broadcast(&rq.wake);
-  rp_mutex_unlock(&rq.mu);
+  rcupl_mutex_unlock(&rq.mu);
 }
 
 /* Child handler: puts the chain `first` (linked by next, non-empty) in
  * front of the queue. */
-static void rp_reclaim_requeue_first(struct rp_work *first) {
-  struct rp_work *last = first;
+static void rcupl_reclaim_requeue_first(struct rcupl_work *first) {
+  struct rcupl_work *last = first;
   while (last->next != NULL) last = last->next;
   last->next = rq.head;
   if (rq.head == NULL) rq.tail = &last->next;
   rq.head = first;
 }
 
-void rp_reclaim_fork_child(void) {
+void rcupl_reclaim_fork_child(void) {
   /* The thread and every waiter are gone; rq.mu was taken by this thread
    * in prepare and is released at the end. */
   pthread_cond_init(&rq.wake, NULL);
@@ -82,17 +82,17 @@ void rp_reclaim_fork_child(void) {
   rq.ready = false;
   rq.forks_pending = 0; /* other threads' forks do not exist here */
   rq.warm_due = 0;       /* the next kick asks again (WARM-4) */
-  if (rq.phase == RP_GP && rq.batch != NULL) {
+  if (rq.phase == RCUPL_GP && rq.batch != NULL) {
     /* Its grace period never ended in the parent's view of this child:
      * run it again, first (its items were counted in `queued` already). */
-    rp_reclaim_requeue_first(rq.batch);
+    rcupl_reclaim_requeue_first(rq.batch);
   }
-  if (rq.phase == RP_CALLBACKS) {
+  if (rq.phase == RCUPL_CALLBACKS) {
     /* RECLAIM-12: forked without waiting the batch out. Items not started
      * run again; the started one too unless it committed (its manager's
      * lock, which prepare holds, orders the two). */
-    const struct rp_batch_pos *at = &rq.slot[rq.pos];
-    struct rp_work *rest = at->rest;
+    const struct rcupl_batch_pos *at = &rq.slot[rq.pos];
+    struct rcupl_work *rest = at->rest;
     uint64_t rest_count = at->rest_count;
     if (at->started != NULL && !at->committed) {
       at->started->next = rest;
@@ -100,28 +100,28 @@ void rp_reclaim_fork_child(void) {
       rest_count++;
     }
     rq.done += rq.batch_count - rest_count;
-    if (rest != NULL) rp_reclaim_requeue_first(rest);
+    if (rest != NULL) rcupl_reclaim_requeue_first(rest);
   }
   /* Pools the batch stopped whose memory was waiting for its extra grace
    * period: queued first, as items of their own. */
   if (rq.unlinked != NULL) {
-    for (struct rp_work *w = rq.unlinked; w != NULL; w = w->next) {
-      w->fn = rp_free_memory_cb;
+    for (struct rcupl_work *w = rq.unlinked; w != NULL; w = w->next) {
+      w->fn = rcupl_free_memory_cb;
       rq.queued++;
     }
-    rp_reclaim_requeue_first(rq.unlinked);
+    rcupl_reclaim_requeue_first(rq.unlinked);
     rq.unlinked = NULL;
   }
   rq.batch = NULL;
-  rq.phase = RP_IDLE;
-  rp_mutex_unlock(&rq.mu);
+  rq.phase = RCUPL_IDLE;
+  rcupl_mutex_unlock(&rq.mu);
 }
 
-void rp_reclaim_fork_child_adopt(struct rp_pool *p) {
-  /* Child handler, after rp_reclaim_fork_child: the queue holds all that
+void rcupl_reclaim_fork_child_adopt(struct rcupl_pool *p) {
+  /* Child handler, after rcupl_reclaim_fork_child: the queue holds all that
    * is left to run. A pool at refs zero whose free is not queued lost its
    * hand-over to a thread that does not exist here. */
-  for (struct rp_work *w = rq.head; w != NULL; w = w->next)
+  for (struct rcupl_work *w = rq.head; w != NULL; w = w->next)
     if (w == &p->free_work) return;
-  rp_reclaim_free_later_quiet(p);
+  rcupl_reclaim_free_later_quiet(p);
 }

@@ -13,28 +13,28 @@
 
 #include "reclaim.h"
 
-enum { RP_IDLE = 0, RP_GP = 1, RP_CALLBACKS = 2 };
+enum { RCUPL_IDLE = 0, RCUPL_GP = 1, RCUPL_CALLBACKS = 2 };
 
-struct rp_reclaim_queue {
+struct rcupl_reclaim_queue {
   pthread_mutex_t mu;
   pthread_cond_t wake;    /* the thread waits for work, or for a fork */
   pthread_cond_t done_cv; /* barriers and fork prepare wait for progress */
-  struct rp_work *head;
-  struct rp_work **tail;
-  struct rp_work *batch; /* in flight (phase GP) */
+  struct rcupl_work *head;
+  struct rcupl_work **tail;
+  struct rcupl_work *batch; /* in flight (phase GP) */
   uint64_t queued;
   uint64_t done;
   /* RECLAIM-9: pools this batch unlinked and stopped, whose memory waits
    * for one more grace period; linked through free_work.next. The
    * thread's alone (a fork never sees phase CALLBACKS). */
-  struct rp_work *unlinked;
+  struct rcupl_work *unlinked;
   /* RECLAIM-12: where the thread is in a CALLBACKS batch, for a child
    * forked without waiting it out. Two slots; `pos` (atomic) names the one
    * that is whole. The thread writes the other, then flips pos; a
    * callback marks the slot in use committed under its manager's lock. */
-  struct rp_batch_pos {
-    struct rp_work *started;   /* the item running, or NULL */
-    struct rp_work *rest;      /* items not started yet */
+  struct rcupl_batch_pos {
+    struct rcupl_work *started;   /* the item running, or NULL */
+    struct rcupl_work *rest;      /* items not started yet */
     uint64_t rest_count;
     bool committed;            /* started made its change (under m->lock) */
   } slot[2];
@@ -43,7 +43,7 @@ struct rp_reclaim_queue {
   int phase;
   bool running;
   bool ready; /* the thread has started and waits for work (RECLAIM-7) */
-  /* WARM-4: when the next warm pass is due (rp_now_ns clock), 0: none. */
+  /* WARM-4: when the next warm pass is due (rcupl_now_ns clock), 0: none. */
   uint64_t warm_due;
   /* RECLAIM-7: forks between their hold and their parent handler (glibc
    * runs the handlers of forks on different threads concurrently: one
@@ -54,11 +54,11 @@ struct rp_reclaim_queue {
 /* The one queue, defined in reclaim.c. Its C name stays rq, the name the
  * invariants, lib/fork.c and tests/model give it; its link name carries the
  * library's prefix, since a static link of the library exposes it. */
-extern struct rp_reclaim_queue rq __asm__("rp_reclaim_queue");
+extern struct rcupl_reclaim_queue rq __asm__("rcupl_reclaim_queue");
 
 /* RECLAIM-12: publishes the position before an item starts. */
-static inline void rp_reclaim_note_position(struct rp_work *started,
-                                            struct rp_work *rest,
+static inline void rcupl_reclaim_note_position(struct rcupl_work *started,
+                                            struct rcupl_work *rest,
                                             uint64_t rest_count) {
   unsigned next = 1u - __atomic_load_n(&rq.pos, __ATOMIC_RELAXED);
   rq.slot[next].started = started;
@@ -69,13 +69,13 @@ static inline void rp_reclaim_note_position(struct rp_work *started,
 }
 
 /* Called by a callback under its manager's lock, with its change. */
-static inline void rp_reclaim_commit(void) {
+static inline void rcupl_reclaim_commit(void) {
   unsigned cur = __atomic_load_n(&rq.pos, __ATOMIC_RELAXED);
   __atomic_store_n(&rq.slot[cur].committed, true, __ATOMIC_RELEASE);
 }
 
-/* rp_reclaim_drain()'s wait (barrier.c): until every item queued before
+/* rcupl_reclaim_drain()'s wait (barrier.c): until every item queued before
  * the call has run (RECLAIM-6); reclaim.c says more. */
-int rp_reclaim_wait_queued(void);
+int rcupl_reclaim_wait_queued(void);
 
 #endif /* RCUPOOL_LIB_RECLAIM_QUEUE_H */

@@ -25,7 +25,7 @@
  *       extra reference counted as a pin, or current and never current).
  *       The publish itself is manager.c's (MANAGER-5).
  *   RESET-5. m->fork_stale is cleared here only, under m->writer and
- *       m->lock, by rp_reset_settled_locked(): by every reset that leaves
+ *       m->lock, by rcupl_reset_settled_locked(): by every reset that leaves
  *       a pool current (a fork child's spare of the size asked for counts,
  *       and from then on reports its own size), and by a settle whose
  *       reset failed (FORK-5: the spare stays current until a reset
@@ -42,9 +42,9 @@
  * reference: under m->lock a managed pool cannot reach zero (WARM-2), and
  * the manager's reference becomes the current one. Called with m->lock
  * held. */
-static struct rp_pool *rp_find_reusable_locked(rcupool_t *m, size_t threads) {
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) {
+static struct rcupl_pool *rcupl_find_reusable_locked(rcupool_t *m, size_t threads) {
+  struct rcupl_pool *p;
+  rcupl_for_each_pool(p, m) {
     if (p != m->current && p->managed && p->threads == threads &&
         !p->fork_orphan)
       return p;
@@ -54,75 +54,75 @@ static struct rp_pool *rp_find_reusable_locked(rcupool_t *m, size_t threads) {
 
 /* Clears m->fork_stale (RESET-5). Called with m->writer and m->lock held.
  * Returns whether the manager was stale. */
-static bool rp_reset_settled_locked(rcupool_t *m) {
+static bool rcupl_reset_settled_locked(rcupool_t *m) {
   return __atomic_exchange_n(&m->fork_stale, false, __ATOMIC_ACQ_REL);
 }
 
 /* A failed reset releases m->writer; a failed settle first clears
  * fork_stale (RESET-5). */
-static void rp_reset_failed(rcupool_t *m, bool settling) {
+static void rcupl_reset_failed(rcupool_t *m, bool settling) {
   if (settling) {
-    rp_mutex_lock(&m->lock);
-    rp_reset_settled_locked(m);
-    rp_mutex_unlock(&m->lock);
+    rcupl_mutex_lock(&m->lock);
+    rcupl_reset_settled_locked(m);
+    rcupl_mutex_unlock(&m->lock);
   }
-  rp_mutex_unlock(&m->writer);
+  rcupl_mutex_unlock(&m->writer);
 }
 
 /* rcupool_reset() to `threads` (already resolved, non-zero), entered with
  * m->writer held, which it releases. settling: called to settle a stale
- * fork child (rp_reset_settle_fork). */
-static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
+ * fork child (rcupl_reset_settle_fork). */
+static int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
   /* m->current changes only under writer (MANAGER-5), so old stays. */
-  struct rp_pool *old = m->current;
+  struct rcupl_pool *old = m->current;
   if (old->threads == threads && !old->fork_orphan) {
     /* Nothing to publish. A fork child's spare of the size asked for is
      * the settled pool, and reports its own size from now on (until now
      * current_threads held the size to settle at). */
     if (__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE)) {
-      rp_mutex_lock(&m->lock);
+      rcupl_mutex_lock(&m->lock);
       __atomic_store_n(&m->current_threads, threads, __ATOMIC_RELAXED);
-      rp_reset_settled_locked(m);
-      rp_mutex_unlock(&m->lock);
+      rcupl_reset_settled_locked(m);
+      rcupl_mutex_unlock(&m->lock);
     }
-    rp_mutex_unlock(&m->writer);
+    rcupl_mutex_unlock(&m->writer);
     return 0;
   }
 
-  struct rp_retire *rec = NULL;
-  if (!rp_fault(RP_FAULT_ALLOC)) rec = malloc(sizeof(*rec));
+  struct rcupl_retire *rec = NULL;
+  if (!rcupl_fault(RCUPL_FAULT_ALLOC)) rec = malloc(sizeof(*rec));
   if (rec == NULL) {
-    rp_reset_failed(m, settling);
-    rp_log(RCUPOOL_LOG_ERROR, "reset to %zu threads: out of memory", threads);
+    rcupl_reset_failed(m, settling);
+    rcupl_log(RCUPOOL_LOG_ERROR, "reset to %zu threads: out of memory", threads);
     return -ENOMEM;
   }
 
   /* A reuse is found and published within one hold of m->lock (RESET-4),
    * so the pool's new current reference and its new state appear
    * together. */
-  rp_mutex_lock(&m->lock);
-  struct rp_pool *next = rp_find_reusable_locked(m, threads);
+  rcupl_mutex_lock(&m->lock);
+  struct rcupl_pool *next = rcupl_find_reusable_locked(m, threads);
   bool reused = next != NULL;
   bool was_never_current = reused && next->generation == 0;
   if (reused) {
     m->reuses++;
   } else {
-    rp_mutex_unlock(&m->lock);
+    rcupl_mutex_unlock(&m->lock);
     /* Slow (threads start): no m->lock held, so stats, pins and the reclaim
      * thread carry on meanwhile. */
-    int err = rp_pool_create(m, threads, &next);
+    int err = rcupl_pool_create(m, threads, &next);
     if (err != 0) {
       free(rec);
-      rp_reset_failed(m, settling);
-      rp_log(RCUPOOL_LOG_ERROR,
+      rcupl_reset_failed(m, settling);
+      rcupl_log(RCUPOOL_LOG_ERROR,
              "reset to %zu threads failed (%d); pool %p (%zu threads) stays "
              "current",
              threads, err, (void *)old, old->threads);
       return err;
     }
-    rp_mutex_lock(&m->lock);
+    rcupl_mutex_lock(&m->lock);
   }
-  uint64_t gen = rp_manager_publish_locked(m, next, !reused, next->threads);
+  uint64_t gen = rcupl_manager_publish_locked(m, next, !reused, next->threads);
   /* The old pool stays managed (warm once its retire has run, WARM-1) and
    * gains a retire reference; it holds the manager's, so this is not from
    * zero. */
@@ -130,52 +130,52 @@ static int rp_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
   old->retires_pending++;
   old->warm_since = 0; /* its linger starts when a pass first sees it warm */
   rec->pool = old;
-  rp_reset_settled_locked(m);
+  rcupl_reset_settled_locked(m);
   const size_t old_threads = old->threads, next_threads = next->threads;
-  rp_mutex_unlock(&m->lock);
+  rcupl_mutex_unlock(&m->lock);
 
-  rp_reclaim_retire(rec);
-  rp_mutex_unlock(&m->writer);
+  rcupl_reclaim_retire(rec);
+  rcupl_mutex_unlock(&m->writer);
   /* Logged after the locks are released; the pointers are only
    * printed. */
-  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",
          (void *)m,
          was_never_current ? "reuse sized" : reused ? "reuse" : "publish",
          (void *)next, next_threads, (unsigned long long)gen);
-  rp_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu threads)",
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu threads)",
          (void *)m, (void *)old, old_threads);
   return 0;
 }
 
-static int rp_reset(rcupool_t *m, size_t threads) {
+static int rcupl_reset(rcupool_t *m, size_t threads) {
   if (m == NULL) return -EINVAL;
-  if (rp_limits_check_threads("reset", threads) != 0) return -EINVAL;
+  if (rcupl_limits_check_threads("reset", threads) != 0) return -EINVAL;
   /* Read before the writer lock: it may read files. */
-  if (threads == 0) threads = rp_manager_default_threads(m);
-  rp_mutex_lock(&m->writer);
-  return rp_reset_writer_held(m, threads, false);
+  if (threads == 0) threads = rcupl_manager_default_threads(m);
+  rcupl_mutex_lock(&m->writer);
+  return rcupl_reset_writer_held(m, threads, false);
 }
 
 int rcupool_reset(rcupool_t *m, size_t threads) {
-  int err = rp_reset(m, threads);
-  rp_log_deliver();
+  int err = rcupl_reset(m, threads);
+  rcupl_log_deliver();
   return err;
 }
 
-void rp_reset_settle_fork(rcupool_t *m) {
-  rp_mutex_lock(&m->writer);
+void rcupl_reset_settle_fork(rcupool_t *m) {
+  rcupl_mutex_lock(&m->writer);
   if (!__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE)) {
-    rp_mutex_unlock(&m->writer); /* settled meanwhile */
+    rcupl_mutex_unlock(&m->writer); /* settled meanwhile */
     return;
   }
   /* While stale, current_threads holds the size to settle at (FORK-4). */
   size_t want = __atomic_load_n(&m->current_threads, __ATOMIC_RELAXED);
-  int err = rp_reset_writer_held(m, want, true);
+  int err = rcupl_reset_writer_held(m, want, true);
   if (err == 0)
-    rp_log(RCUPOOL_LOG_DEBUG, "fork child: manager %p settled at %zu threads",
+    rcupl_log(RCUPOOL_LOG_DEBUG, "fork child: manager %p settled at %zu threads",
            (void *)m, want);
   else /* the spare stays current (FORK-5); a later reset tries again */
-    rp_log(RCUPOOL_LOG_ERROR,
+    rcupl_log(RCUPOOL_LOG_ERROR,
            "fork child: cannot start a pool of %zu threads (%d); parallel "
            "work of the default manager runs on the calling thread until a "
            "reset succeeds",

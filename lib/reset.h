@@ -11,10 +11,10 @@
  * first call that needs one (parallelize outside a scope, pin; a reset
  * settles by itself): RESET-5, FORK-5. Elsewhere one acquire load. Never
  * call with m's locks held. */
-void rp_reset_settle_fork(rcupool_t *m);
-static inline void rp_fork_settle(rcupool_t *m) {
+void rcupl_reset_settle_fork(rcupool_t *m);
+static inline void rcupl_fork_settle(rcupool_t *m) {
   if (__builtin_expect(__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE), 0))
-    rp_reset_settle_fork(m);
+    rcupl_reset_settle_fork(m);
 }
 
 #endif /* RCUPOOL_LIB_RESET_H */

@@ -18,17 +18,17 @@
 extern "C" {
 #endif
 
-/* Mirrors enum rp_fault_site of fault.h. */
-#define RP_FAULT_SITE_ALLOC 0
-#define RP_FAULT_SITE_POOL_CREATE 1
-#define RP_FAULT_SITE_RECLAIM_THREAD 2 /* the reclaim thread's pthread_create */
+/* Mirrors enum rcupl_fault_site of fault.h. */
+#define RCUPL_FAULT_SITE_ALLOC 0
+#define RCUPL_FAULT_SITE_POOL_CREATE 1
+#define RCUPL_FAULT_SITE_RECLAIM_THREAD 2 /* the reclaim thread's pthread_create */
 
 /* Returns true to make the library call at `site` fail. */
-typedef bool (*rp_fault_hook_fn)(void *ctx, int site);
+typedef bool (*rcupl_fault_hook_fn)(void *ctx, int site);
 
 /* Installs a failure hook (NULL removes it). Not thread-safe against calls
  * that allocate or create pools: install it while the library is idle. */
-void rp_fault_set_hook(rp_fault_hook_fn fn, void *ctx);
+void rcupl_fault_set_hook(rcupl_fault_hook_fn fn, void *ctx);
 
 /* --- the default size (lib/cpus.c) and the cgroup quota (lib/limits.c) --- */
 
@@ -37,19 +37,19 @@ void rp_fault_set_hook(rp_fault_hook_fn fn, void *ctx);
  * with 0 threads, rcupool_reset(m, 0)); NULL or "" restores the real files.
  * Also forgets the last sizing line logged, so the next count is logged at
  * info level again. Threads: any. Blocks: briefly (a library mutex). */
-void rp_cpus_set_cgroup_root(const char *root);
+void rcupl_cpus_set_cgroup_root(const char *root);
 
 /* The CPU quota of the process's cgroup as read under root ("" for the real
  * files): ceil(quota / period) CPUs, 0 when there is none. Never fails: a
  * missing file is no quota, a malformed one is logged and ignored. */
-size_t rp_limits_cgroup_cpus(const char *root);
+size_t rcupl_limits_cgroup_cpus(const char *root);
 
 /* Parses the text of a cgroup v2 cpu.max ("max P" or "Q P"), and of the v1
  * pair cpu.cfs_quota_us ("-1" or Q) and cpu.cfs_period_us (P): *cpus =
  * ceil(Q / P) capped at RCUPOOL_MAX_THREADS, or 0 for no quota. Returns 0,
  * or -EINVAL for a malformed text (*cpus untouched). */
-int rp_limits_parse_cpu_max(const char *text, size_t *cpus);
-int rp_limits_parse_cfs(const char *quota, const char *period, size_t *cpus);
+int rcupl_limits_parse_cpu_max(const char *text, size_t *cpus);
+int rcupl_limits_parse_cfs(const char *quota, const char *period, size_t *cpus);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,6 @@
  * (see tsan.h). Empty in other builds. */
 #include "tsan.h"
 
-#if defined(RP_TSAN)
-char rp_tsan_gp_token;
+#if defined(RCUPL_TSAN)
+char rcupl_tsan_gp_token;
 #endif

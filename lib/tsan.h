@@ -5,7 +5,7 @@
  * The edges annotated are real:
  *   - grace period: everything a reader did before leaving its read-side
  *     section happens before the grace-period callback (or the return of
- *     synchronize_rcu) that follows. Readers release rp_tsan_gp_token just
+ *     synchronize_rcu) that follows. Readers release rcupl_tsan_gp_token just
  *     before they leave; reclaim-queue pushers release it just before queueing;
  *     callbacks acquire it first; synchronize_rcu callers acquire it after.
  *   - pthreadpool dispatch: the caller's writes happen before each task, and
@@ -17,26 +17,26 @@
 #define RCUPOOL_LIB_TSAN_H
 
 #if defined(__SANITIZE_THREAD__)
-#define RP_TSAN 1
+#define RCUPL_TSAN 1
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-#define RP_TSAN 1
+#define RCUPL_TSAN 1
 #endif
 #endif
 
-#if defined(RP_TSAN)
+#if defined(RCUPL_TSAN)
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
-extern char rp_tsan_gp_token;
-#define RP_TSAN_ACQUIRE(addr) __tsan_acquire((void *)(addr))
-#define RP_TSAN_RELEASE(addr) __tsan_release((void *)(addr))
-#define RP_TSAN_GP_RELEASE() __tsan_release(&rp_tsan_gp_token)
-#define RP_TSAN_GP_ACQUIRE() __tsan_acquire(&rp_tsan_gp_token)
+extern char rcupl_tsan_gp_token;
+#define RCUPL_TSAN_ACQUIRE(addr) __tsan_acquire((void *)(addr))
+#define RCUPL_TSAN_RELEASE(addr) __tsan_release((void *)(addr))
+#define RCUPL_TSAN_GP_RELEASE() __tsan_release(&rcupl_tsan_gp_token)
+#define RCUPL_TSAN_GP_ACQUIRE() __tsan_acquire(&rcupl_tsan_gp_token)
 #else
-#define RP_TSAN_ACQUIRE(addr) ((void)0)
-#define RP_TSAN_RELEASE(addr) ((void)0)
-#define RP_TSAN_GP_RELEASE() ((void)0)
-#define RP_TSAN_GP_ACQUIRE() ((void)0)
+#define RCUPL_TSAN_ACQUIRE(addr) ((void)0)
+#define RCUPL_TSAN_RELEASE(addr) ((void)0)
+#define RCUPL_TSAN_GP_RELEASE() ((void)0)
+#define RCUPL_TSAN_GP_ACQUIRE() ((void)0)
 #endif
 
 #endif /* RCUPOOL_LIB_TSAN_H */

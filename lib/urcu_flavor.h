@@ -6,8 +6,8 @@
  * _LGPL_SOURCE inlines liburcu's read-side fast path into this library
  * (liburcu is LGPL-2.1; rcupool is LGPL-2.1-or-later for that reason, see
  * docs/flavours.md, "liburcu flavour and license"). Only lib/read.c and the pin fast paths (lib/pin.c, by
- * rp_read_get_current in lib/read_internal.h) call the read-side functions
- * below (rp_rcu_read_lock/unlock), so only they inline liburcu's reader
+ * rcupl_read_get_current in lib/read_internal.h) call the read-side functions
+ * below (rcupl_rcu_read_lock/unlock), so only they inline liburcu's reader
  * TLS.
  *
  * rcupool uses liburcu for read-side sections and synchronize_rcu only:
@@ -31,46 +31,46 @@
 
 #include <urcu/urcu-memb.h>
 
-#define RP_URCU_FLAVOR_NAME "memb"
-#define rp_rcu_read_ongoing urcu_memb_read_ongoing
-#define rp_rcu_read_ongoing_quiet urcu_memb_read_ongoing
-#define rp_synchronize_rcu urcu_memb_synchronize_rcu
+#define RCUPL_URCU_FLAVOR_NAME "memb"
+#define rcupl_rcu_read_ongoing urcu_memb_read_ongoing
+#define rcupl_rcu_read_ongoing_quiet urcu_memb_read_ongoing
+#define rcupl_synchronize_rcu urcu_memb_synchronize_rcu
 
 /* Depth of this thread's sections under a registration rcupool made
  * (lib/memb.c); 0 when the thread is not registered by rcupool. */
-extern __thread unsigned rp_memb_owned_depth;
-void rp_memb_register_for_section(void);
-void rp_memb_unregister_after_section(void);
+extern __thread unsigned rcupl_memb_owned_depth;
+void rcupl_memb_register_for_section(void);
+void rcupl_memb_unregister_after_section(void);
 
-static inline void rp_rcu_read_lock(void) {
-  if (__builtin_expect(rp_memb_owned_depth != 0, 0))
-    rp_memb_owned_depth++;
+static inline void rcupl_rcu_read_lock(void) {
+  if (__builtin_expect(rcupl_memb_owned_depth != 0, 0))
+    rcupl_memb_owned_depth++;
   else if (__builtin_expect(!URCU_TLS(urcu_memb_reader).registered, 0))
-    rp_memb_register_for_section(); /* sets rp_memb_owned_depth = 1 */
+    rcupl_memb_register_for_section(); /* sets rcupl_memb_owned_depth = 1 */
   urcu_memb_read_lock();
 }
 
 /* The thread can enter a section without a call (registered already). */
-static inline bool rp_rcu_reader_ready(void) {
-  return rp_memb_owned_depth != 0 || URCU_TLS(urcu_memb_reader).registered;
+static inline bool rcupl_rcu_reader_ready(void) {
+  return rcupl_memb_owned_depth != 0 || URCU_TLS(urcu_memb_reader).registered;
 }
 
-static inline void rp_rcu_read_unlock(void) {
+static inline void rcupl_rcu_read_unlock(void) {
   urcu_memb_read_unlock();
-  if (__builtin_expect(rp_memb_owned_depth != 0, 0) &&
-      --rp_memb_owned_depth == 0)
-    rp_memb_unregister_after_section();
+  if (__builtin_expect(rcupl_memb_owned_depth != 0, 0) &&
+      --rcupl_memb_owned_depth == 0)
+    rcupl_memb_unregister_after_section();
 }
 
 /* liburcu-memb has no fork hooks of its own for its registry; these are
  * rcupool's (lib/memb.c, MEMB-4), per copy of the library. */
-void rp_memb_fork_prepare(void);
-void rp_memb_fork_parent(void);
-void rp_memb_fork_child(void);
-static inline void rp_rcu_fork_prepare(void) { rp_memb_fork_prepare(); }
-static inline void rp_rcu_fork_parent(void) { rp_memb_fork_parent(); }
-static inline void rp_rcu_fork_child(void) { rp_memb_fork_child(); }
-#define RP_URCU_HAS_FORK_HOOKS 0
+void rcupl_memb_fork_prepare(void);
+void rcupl_memb_fork_parent(void);
+void rcupl_memb_fork_child(void);
+static inline void rcupl_rcu_fork_prepare(void) { rcupl_memb_fork_prepare(); }
+static inline void rcupl_rcu_fork_parent(void) { rcupl_memb_fork_parent(); }
+static inline void rcupl_rcu_fork_child(void) { rcupl_memb_fork_child(); }
+#define RCUPL_URCU_HAS_FORK_HOOKS 0
 
 #elif defined(RCUPOOL_URCU_BP)
 
@@ -87,32 +87,32 @@ static inline void rp_rcu_fork_child(void) { rp_memb_fork_child(); }
 extern __thread struct urcu_bp_reader *urcu_bp_reader
     __attribute__((tls_model("initial-exec")));
 
-#define RP_URCU_FLAVOR_NAME "bp"
-#define rp_rcu_read_ongoing urcu_bp_read_ongoing
-#define rp_synchronize_rcu urcu_bp_synchronize_rcu
+#define RCUPL_URCU_FLAVOR_NAME "bp"
+#define rcupl_rcu_read_ongoing urcu_bp_read_ongoing
+#define rcupl_synchronize_rcu urcu_bp_synchronize_rcu
 
-static inline void rp_rcu_read_lock(void) { urcu_bp_read_lock(); }
+static inline void rcupl_rcu_read_lock(void) { urcu_bp_read_lock(); }
 
 /* The thread can enter a section without a call (liburcu-bp has met it). */
-static inline bool rp_rcu_reader_ready(void) {
+static inline bool rcupl_rcu_reader_ready(void) {
   return URCU_TLS(urcu_bp_reader) != NULL;
 }
 
 /* Like urcu_bp_read_ongoing(), but never registers the thread (which takes
  * liburcu-bp's registry lock: not in a fork handler). */
-static inline int rp_rcu_read_ongoing_quiet(void) {
+static inline int rcupl_rcu_read_ongoing_quiet(void) {
   return URCU_TLS(urcu_bp_reader) != NULL && urcu_bp_read_ongoing();
 }
-static inline void rp_rcu_read_unlock(void) { urcu_bp_read_unlock(); }
+static inline void rcupl_rcu_read_unlock(void) { urcu_bp_read_unlock(); }
 
 /* urcu-bp keeps a registry of reader threads (and its grace-period lock)
  * that fork() must not catch half-updated; liburcu leaves the calls to the
  * application, and they are process-global: lib/fork.c calls them at most
  * once per fork (see FORK-3 there). */
-static inline void rp_rcu_fork_prepare(void) { urcu_bp_before_fork(); }
-static inline void rp_rcu_fork_parent(void) { urcu_bp_after_fork_parent(); }
-static inline void rp_rcu_fork_child(void) { urcu_bp_after_fork_child(); }
-#define RP_URCU_HAS_FORK_HOOKS 1
+static inline void rcupl_rcu_fork_prepare(void) { urcu_bp_before_fork(); }
+static inline void rcupl_rcu_fork_parent(void) { urcu_bp_after_fork_parent(); }
+static inline void rcupl_rcu_fork_child(void) { urcu_bp_after_fork_child(); }
+#define RCUPL_URCU_HAS_FORK_HOOKS 1
 
 #else
 #error "select a liburcu flavour: depend on //lib/deps:urcu"

@@ -17,12 +17,12 @@ _Static_assert(RCUPOOL_VERSION_MINOR >= 0 && RCUPOOL_VERSION_MINOR < 100,
 _Static_assert(RCUPOOL_VERSION_PATCH >= 0 && RCUPOOL_VERSION_PATCH < 100,
                "RCUPOOL_VERSION_NUMBER needs a patch version below 100");
 
-#define RP_STR_(x) #x
-#define RP_STR(x) RP_STR_(x)
+#define RCUPL_STR_(x) #x
+#define RCUPL_STR(x) RCUPL_STR_(x)
 
 const char *rcupool_version(void) {
-  return RP_STR(RCUPOOL_VERSION_MAJOR) "." RP_STR(RCUPOOL_VERSION_MINOR) "."
-      RP_STR(RCUPOOL_VERSION_PATCH);
+  return RCUPL_STR(RCUPOOL_VERSION_MAJOR) "." RCUPL_STR(RCUPOOL_VERSION_MINOR) "."
+      RCUPL_STR(RCUPOOL_VERSION_PATCH);
 }
 
 int rcupool_version_number(void) { return RCUPOOL_VERSION_NUMBER; }

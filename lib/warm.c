@@ -8,13 +8,13 @@
  *   WARM-1. A pool is warm when it is managed (the manager holds its
  *       reference, pool.h), not current, and holds no pin, retire or
  *       dispatch reference: refs == 1. A reset to its width reuses it
- *       (RESET-2), a sized pin takes it with rp_pool_tryget() from 1
+ *       (RESET-2), a sized pin takes it with rcupl_pool_tryget() from 1
  *       (SIZED-1): neither starts a thread.
  *   WARM-2. The manager's reference of a pool that is not current goes
  *       only here, under m->lock, by one compare-and-swap of refs from 1
- *       to 0 (rp_warm_release_locked), or at destroy (MANAGER-2: no pin
+ *       to 0 (rcupl_warm_release_locked), or at destroy (MANAGER-2: no pin
  *       left). So no pin, retire or dispatch is pending when it goes, and
- *       none can come after: rp_pool_tryget() refuses 0, and a section
+ *       none can come after: rcupl_pool_tryget() refuses 0, and a section
  *       reaches without it only the current pool (PIN-1). A pin racing the
  *       release either takes the pool from 1 to 2 first, and the release
  *       fails, or finds it at 0 and takes or starts another (SIZED-2). The
@@ -28,7 +28,7 @@
  *       warm pools the longest unused go first. A pool orphaned by fork()
  *       (never reused, RESET-2) goes at the first pass that finds it warm.
  *   WARM-4. Passes run: on the reclaim thread after each batch and at the
- *       time the last pass said (rp_warm_pass_all's result; none while no
+ *       time the last pass said (rcupl_warm_pass_all's result; none while no
  *       pool other than the current one is alive, so an idle process sleeps
  *       and keeps no pool past warm_ns); in rcupool_barrier() for its
  *       manager (so with RCUPOOL_WARM_NONE a barrier frees as when pools
@@ -43,15 +43,15 @@
 
 /* Passes are at least this far apart, so a short warm_ms with a pool held
  * by a long pin does not make the reclaim thread spin. */
-#define RP_WARM_MIN_PERIOD_NS UINT64_C(10000000) /* 10 ms */
+#define RCUPL_WARM_MIN_PERIOD_NS UINT64_C(10000000) /* 10 ms */
 
-uint64_t rp_now_ns(void) {
+uint64_t rcupl_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
 }
 
-bool rp_warm_set(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
+bool rcupl_warm_set(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
   if (warm_ms > RCUPOOL_WARM_MS_MAX) return false;
   if (warm_ms == 0) warm_ms = RCUPOOL_WARM_MS_DEFAULT;
   uint32_t max = warm_pools == 0                   ? RCUPOOL_WARM_POOLS_DEFAULT
@@ -63,7 +63,7 @@ bool rp_warm_set(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
   return true;
 }
 
-bool rp_warm_release_locked(struct rp_pool *p) {
+bool rcupl_warm_release_locked(struct rcupl_pool *p) {
   size_t one = 1;
   if (!__atomic_compare_exchange_n(&p->refs, &one, 0, false, __ATOMIC_ACQ_REL,
                                    __ATOMIC_RELAXED))
@@ -72,100 +72,104 @@ bool rp_warm_release_locked(struct rp_pool *p) {
   return true;
 }
 
-void rp_warm_chain(struct rp_work **chain, struct rp_pool *p) {
+void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p) {
   p->free_work.next = *chain;
   *chain = &p->free_work;
 }
 
-void rp_warm_free(struct rp_work *chain) {
+void rcupl_warm_free(struct rcupl_work *chain) {
   while (chain != NULL) {
-    struct rp_work *w = chain;
+    struct rcupl_work *w = chain;
     chain = w->next;
-    rp_reclaim_free_later(caa_container_of(w, struct rp_pool, free_work));
+    rcupl_reclaim_free_later(caa_container_of(w, struct rcupl_pool, free_work));
   }
 }
 
 /* What one pass over one manager did. */
-struct rp_warm_pass {
+struct rcupl_warm_pass {
   uint64_t now;
   uint64_t due;         /* the next pass, 0: none needed */
   bool all;             /* trim: every warm pool goes */
   size_t released;
-  struct rp_work *chain; /* released pools, handed over after the locks */
+  struct rcupl_work *chain; /* released pools, handed over after the locks */
 };
 
-static void rp_warm_due(struct rp_warm_pass *w, uint64_t at) {
-  if (at < w->now + RP_WARM_MIN_PERIOD_NS) at = w->now + RP_WARM_MIN_PERIOD_NS;
+static void rcupl_warm_due(struct rcupl_warm_pass *w, uint64_t at) {
+  if (at < w->now + RCUPL_WARM_MIN_PERIOD_NS) at = w->now + RCUPL_WARM_MIN_PERIOD_NS;
   if (w->due == 0 || at < w->due) w->due = at;
 }
 
-static void rp_warm_let_go_locked(struct rp_warm_pass *w, struct rp_pool *p) {
-  if (!rp_warm_release_locked(p)) return; /* pinned meanwhile: in use */
+static void rcupl_warm_let_go_locked(struct rcupl_warm_pass *w, struct rcupl_pool *p) {
+  if (!rcupl_warm_release_locked(p)) return; /* pinned meanwhile: in use */
   w->released++;
-  rp_warm_chain(&w->chain, p);
+  rcupl_warm_chain(&w->chain, p);
 }
 
 /* WARM-3 over m's pools. Called with m->lock held. */
-static void rp_warm_pass_locked(rcupool_t *m, struct rp_warm_pass *w) {
+static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
   if (m->current == NULL) return; /* destroy owns every pool now */
   const uint64_t warm_ns = __atomic_load_n(&m->warm_ns, __ATOMIC_RELAXED);
   const uint32_t max = __atomic_load_n(&m->warm_max, __ATOMIC_RELAXED);
   size_t warm = 0;
-  struct rp_pool *p;
-  rp_for_each_pool(p, m) {
+  struct rcupl_pool *p;
+  rcupl_for_each_pool(p, m) {
     if (p == m->current || !p->managed) {
       p->warm_since = 0; /* WARM-3: a linger starts when it turns warm */
       continue;
     }
     bool used = __atomic_exchange_n(&p->used, 0, __ATOMIC_RELAXED) != 0;
     if (used || p->warm_since == 0) p->warm_since = w->now;
-    if (rp_pool_refs(p) != 1 || p->retires_pending != 0) {
+    if (rcupl_pool_refs(p) != 1 || p->retires_pending != 0) {
       p->warm_since = w->now; /* in use now: its linger starts again */
-      rp_warm_due(w, w->now + warm_ns);
+      rcupl_warm_due(w, w->now + warm_ns);
       continue;
     }
-    if (w->all || p->fork_orphan || w->now - p->warm_since >= warm_ns) {
-      rp_warm_let_go_locked(w, p);
+    if (w->all || p->fork_orphan ||
+        (w->now >= p->warm_since && w->now - p->warm_since >= warm_ns)) {
+      rcupl_warm_let_go_locked(w, p);
       continue;
     }
     warm++; /* counted against the limit even if used since the last pass */
-    rp_warm_due(w, p->warm_since + warm_ns);
+    rcupl_warm_due(w, p->warm_since + warm_ns);
   }
   /* Beyond the limit: the longest unused go first. */
   while (warm > max) {
-    struct rp_pool *oldest = NULL;
-    rp_for_each_pool(p, m) {
-      if (p == m->current || !p->managed || rp_pool_refs(p) != 1 ||
+    struct rcupl_pool *oldest = NULL;
+    rcupl_for_each_pool(p, m) {
+      if (p == m->current || !p->managed || rcupl_pool_refs(p) != 1 ||
           p->retires_pending != 0)
         continue;
       if (oldest == NULL || p->warm_since < oldest->warm_since) oldest = p;
     }
     if (oldest == NULL) break;
     size_t before = w->released;
-    rp_warm_let_go_locked(w, oldest);
+    rcupl_warm_let_go_locked(w, oldest);
     if (w->released == before) break; /* pinned meanwhile */
     warm--;
   }
 }
 
-static void rp_warm_pass_each(rcupool_t *m, void *ctx) {
-  rp_mutex_lock(&m->lock);
-  rp_warm_pass_locked(m, ctx);
-  rp_mutex_unlock(&m->lock);
+static void rcupl_warm_pass_each(rcupool_t *m, void *ctx) {
+  rcupl_mutex_lock(&m->lock);
+  /* Read under the lock: another pass may have stamped warm_since after
+   * this one started, and "now" must never be before it (WARM-3). */
+  ((struct rcupl_warm_pass *)ctx)->now = rcupl_now_ns();
+  rcupl_warm_pass_locked(m, ctx);
+  rcupl_mutex_unlock(&m->lock);
 }
 
-uint64_t rp_warm_pass_all(void) {
-  struct rp_warm_pass w = {.now = rp_now_ns()};
-  rp_managers_each(rp_warm_pass_each, &w);
-  rp_warm_free(w.chain);
+uint64_t rcupl_warm_pass_all(void) {
+  struct rcupl_warm_pass w = {.now = 0}; /* each manager's under its lock */
+  rcupl_managers_each(rcupl_warm_pass_each, &w);
+  rcupl_warm_free(w.chain);
   return w.due;
 }
 
-size_t rp_warm_pass(rcupool_t *m, bool all) {
-  struct rp_warm_pass w = {.now = rp_now_ns(), .all = all};
-  rp_warm_pass_each(m, &w);
-  rp_warm_free(w.chain);
-  if (w.due != 0) rp_reclaim_warm_kick(w.due);
+size_t rcupl_warm_pass(rcupool_t *m, bool all) {
+  struct rcupl_warm_pass w = {.now = 0, .all = all};
+  rcupl_warm_pass_each(m, &w);
+  rcupl_warm_free(w.chain);
+  if (w.due != 0) rcupl_reclaim_warm_kick(w.due);
   return w.released;
 }
 
@@ -173,14 +177,14 @@ int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
   int err = 0;
   if (m == NULL) {
     err = -EINVAL;
-  } else if (!rp_warm_set(m, warm_ms, warm_pools)) {
-    rp_log(RCUPOOL_LOG_ERROR, "set_warm: %u ms is above the maximum %u",
+  } else if (!rcupl_warm_set(m, warm_ms, warm_pools)) {
+    rcupl_log(RCUPOOL_LOG_ERROR, "set_warm: %u ms is above the maximum %u",
            (unsigned)warm_ms, (unsigned)RCUPOOL_WARM_MS_MAX);
     err = -EINVAL;
   } else {
-    rp_reclaim_warm_kick(0); /* the pools warm now meet the new values */
+    rcupl_reclaim_warm_kick(0); /* the pools warm now meet the new values */
   }
-  rp_log_deliver();
+  rcupl_log_deliver();
   return err;
 }
 
@@ -190,11 +194,11 @@ int rcupool_trim(rcupool_t *m) {
    * is warm by the pass; then the released pools' frees are waited for. */
   int err = rcupool_barrier(m);
   if (err != 0) return err;
-  size_t n = rp_warm_pass(m, true);
+  size_t n = rcupl_warm_pass(m, true);
   err = rcupool_barrier(m);
   if (n != 0)
-    rp_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm pools",
+    rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm pools",
            (void *)m, n);
-  rp_log_deliver();
+  rcupl_log_deliver();
   return err != 0 ? err : (int)n;
 }

@@ -12,10 +12,10 @@
 #include "rcupool/rcupool.h"
 
 /* CLOCK_MONOTONIC in ns. */
-uint64_t rp_now_ns(void);
+uint64_t rcupl_now_ns(void);
 
 /* A sized pin found p: it was used (WARM-3). */
-static inline void rp_warm_note_use(struct rp_pool *p) {
+static inline void rcupl_warm_note_use(struct rcupl_pool *p) {
   if (!__atomic_load_n(&p->used, __ATOMIC_RELAXED))
     __atomic_store_n(&p->used, 1, __ATOMIC_RELAXED);
 }
@@ -23,27 +23,27 @@ static inline void rp_warm_note_use(struct rp_pool *p) {
 /* Lets the manager's reference of p go if it is the only one (WARM-2): a
  * compare-and-swap of refs from 1 to 0. On success p is dying and the
  * caller owns it: it hands it to the reclaim thread once it holds no
- * manager lock (rp_warm_free). Call with p->manager->lock held, on a
+ * manager lock (rcupl_warm_free). Call with p->manager->lock held, on a
  * managed pool that is not current. */
-bool rp_warm_release_locked(struct rp_pool *p);
+bool rcupl_warm_release_locked(struct rcupl_pool *p);
 
 /* Chains released pools through free_work.next (caller's list) and hands
  * them all to the reclaim thread. */
-void rp_warm_chain(struct rp_work **chain, struct rp_pool *p);
-void rp_warm_free(struct rp_work *chain);
+void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p);
+void rcupl_warm_free(struct rcupl_work *chain);
 
 /* The expiry pass over every manager (the reclaim thread's): releases the
  * warm pools unused for their manager's warm_ms and those beyond its
  * warm_pools, and returns when the next pass is due (0: no pool is warm or
  * pinned off current, none is needed). */
-uint64_t rp_warm_pass_all(void);
+uint64_t rcupl_warm_pass_all(void);
 
 /* The same pass over m alone (barrier: all = false) or every warm pool of m
  * (trim: all = true). Returns the number released. No lock held. */
-size_t rp_warm_pass(rcupool_t *m, bool all);
+size_t rcupl_warm_pass(rcupool_t *m, bool all);
 
 /* Stores the options' warm values in m (0: defaults). False, nothing
  * stored, when warm_ms > RCUPOOL_WARM_MS_MAX. */
-bool rp_warm_set(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools);
+bool rcupl_warm_set(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools);
 
 #endif /* RCUPOOL_LIB_WARM_H */

@@ -7,9 +7,9 @@
  * file of lib/ but names.c.
  *
  * Invariants kept here (PARALLEL-3 and PARALLEL-4 before they moved here):
- *   WORKER-1. A thread is "in a task" (rp_in_task) when it runs a task
+ *   WORKER-1. A thread is "in a task" (rcupl_in_task) when it runs a task
  *       dispatched by rcupool (task_depth > 0: every task of
- *       rcupool_parallelize_1d() runs through rp_task_run()) or is a worker
+ *       rcupool_parallelize_1d() runs through rcupl_task_run()) or is a worker
  *       thread of any rcupool pool (worker_of != NULL: set once on each
  *       worker when its pool is created, WORKER-2): every code a worker runs
  *       is some task, whoever dispatched it (rcupool, XNNPACK, the user's
@@ -17,7 +17,7 @@
  *       inline, and barrier and destroy return -EDEADLK. Not detected: the
  *       thread that itself called pthreadpool_parallelize_*() directly on
  *       an rcupool pool, while it runs its own share of the tasks (docs/misuse.md).
- *   WORKER-2. rp_worker_census() runs one task per thread of the new pool
+ *   WORKER-2. rcupl_worker_census() runs one task per thread of the new pool
  *       (pthreadpool hands each thread of a 1d call of `threads` items one
  *       item first; each item waits until all have started, bounded by a
  *       deadline), and every thread but the creating one records itself and
@@ -35,65 +35,65 @@
 #include "internal.h"
 
 static __thread unsigned task_depth;
-static __thread const struct rp_pool *worker_of;
+static __thread const struct rcupl_pool *worker_of;
 static __thread bool on_reclaim_thread;
 
-bool rp_in_task(void) { return task_depth != 0 || worker_of != NULL; }
+bool rcupl_in_task(void) { return task_depth != 0 || worker_of != NULL; }
 
-void rp_worker_mark_reclaim_thread(void) { on_reclaim_thread = true; }
+void rcupl_worker_mark_reclaim_thread(void) { on_reclaim_thread = true; }
 
-bool rp_worker_on_reclaim_thread(void) { return on_reclaim_thread; }
+bool rcupl_worker_on_reclaim_thread(void) { return on_reclaim_thread; }
 
-void rp_task_run(pthreadpool_task_1d_t task, void *ctx, size_t begin,
+void rcupl_task_run(pthreadpool_task_1d_t task, void *ctx, size_t begin,
                  size_t end) {
   task_depth++;
   for (size_t i = begin; i < end; i++) task(ctx, i);
   task_depth--;
 }
 
-struct rp_census {
-  const struct rp_pool *pool;
+struct rcupl_census {
+  const struct rcupl_pool *pool;
   pthread_t creator;
   size_t threads;
   size_t arrived; /* atomic */
   struct timespec deadline;
-#if defined(RP_TSAN)
+#if defined(RCUPL_TSAN)
   char start; /* released by the creator, acquired by each task */
   char end;   /* released by each task, acquired by the creator */
 #endif
 };
 
-static bool rp_census_late(const struct rp_census *c) {
+static bool rcupl_census_late(const struct rcupl_census *c) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return now.tv_sec > c->deadline.tv_sec ||
          (now.tv_sec == c->deadline.tv_sec && now.tv_nsec > c->deadline.tv_nsec);
 }
 
-static void rp_census_task(void *arg, size_t i) {
-  struct rp_census *c = arg;
-  RP_TSAN_ACQUIRE(&c->start);
+static void rcupl_census_task(void *arg, size_t i) {
+  struct rcupl_census *c = arg;
+  RCUPL_TSAN_ACQUIRE(&c->start);
   if (!pthread_equal(pthread_self(), c->creator)) {
     worker_of = c->pool;
-    rp_thread_name_worker(i, c->threads);
+    rcupl_thread_name_worker(i, c->threads);
   }
   __atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
   /* Hold this thread until every thread has taken its first item, so no
    * thread takes two; the deadline bounds the wait if one is late. */
   while (__atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < c->threads &&
-         !rp_census_late(c))
+         !rcupl_census_late(c))
     sched_yield();
-  RP_TSAN_RELEASE(&c->end);
+  RCUPL_TSAN_RELEASE(&c->end);
 }
 
-void rp_worker_census(struct rp_pool *p) {
+void rcupl_worker_census(struct rcupl_pool *p) {
   if (p->threads <= 1) return;
-  struct rp_census c = {.pool = p, .creator = pthread_self(),
+  struct rcupl_census c = {.pool = p, .creator = pthread_self(),
                         .threads = p->threads, .arrived = 0};
   clock_gettime(CLOCK_MONOTONIC, &c.deadline);
   c.deadline.tv_sec += 2;
-  RP_TSAN_RELEASE(&c.start);
-  pthreadpool_parallelize_1d(p->tp, rp_census_task, &c, p->threads,
-                             rp_idle_flags_of(p->manager));
-  RP_TSAN_ACQUIRE(&c.end);
+  RCUPL_TSAN_RELEASE(&c.start);
+  pthreadpool_parallelize_1d(p->tp, rcupl_census_task, &c, p->threads,
+                             rcupl_idle_flags_of(p->manager));
+  RCUPL_TSAN_ACQUIRE(&c.end);
 }

@@ -9,24 +9,24 @@
 
 #include <pthreadpool.h>
 
-struct rp_pool;
+struct rcupl_pool;
 
 /* True on a thread that is running a task dispatched by rcupool, or that is
  * a worker thread of any rcupool pool (whoever dispatched its task). */
-bool rp_in_task(void);
+bool rcupl_in_task(void);
 
 /* task(ctx, i) for every i in [begin, end), on the calling thread, which
  * is in a task meanwhile (WORKER-1). */
-void rp_task_run(pthreadpool_task_1d_t task, void *ctx, size_t begin,
+void rcupl_task_run(pthreadpool_task_1d_t task, void *ctx, size_t begin,
                  size_t end);
 
 /* Records p's worker threads as workers of an rcupool pool and names them
- * (called once by rp_pool_create on a new pool, on the creating thread). */
-void rp_worker_census(struct rp_pool *p);
+ * (called once by rcupl_pool_create on a new pool, on the creating thread). */
+void rcupl_worker_census(struct rcupl_pool *p);
 
 /* The reclaim thread marks itself once, as it starts (lib/reclaim.c); true
  * on that thread only (WORKER-3). */
-void rp_worker_mark_reclaim_thread(void);
-bool rp_worker_on_reclaim_thread(void);
+void rcupl_worker_mark_reclaim_thread(void);
+bool rcupl_worker_on_reclaim_thread(void);
 
 #endif /* RCUPOOL_LIB_WORKER_H */

@@ -165,12 +165,12 @@ class FakeRoot {
 
 // Restores the real cgroup files when a test leaves.
 struct RealRootAtExit {
-  ~RealRootAtExit() { rp_cpus_set_cgroup_root(nullptr); }
+  ~RealRootAtExit() { rcupl_cpus_set_cgroup_root(nullptr); }
 };
 
 // The default count of a private manager created now under root.
 size_t DefaultCountUnder(const char *root) {
-  rp_cpus_set_cgroup_root(root);
+  rcupl_cpus_set_cgroup_root(root);
   rcupool_t *m = nullptr;
   EXPECT_EQ(rcupool_create(nullptr, &m), 0);
   size_t n = rcupool_threads(m);
@@ -203,24 +203,24 @@ TEST(RpCpusParseCpuMax, EachFormHasItsCount) {
   };
   for (const Case &c : cases) {
     size_t cpus = 7;
-    EXPECT_EQ(rp_limits_parse_cpu_max(c.text, &cpus), c.err) << c.text;
+    EXPECT_EQ(rcupl_limits_parse_cpu_max(c.text, &cpus), c.err) << c.text;
     EXPECT_EQ(cpus, c.cpus) << c.text;
   }
 }
 
 TEST(RpCpusParseCfs, QuotaAndPeriodHaveTheirCount) {
   size_t cpus = 7;
-  EXPECT_EQ(rp_limits_parse_cfs("-1\n", "100000\n", &cpus), 0);
+  EXPECT_EQ(rcupl_limits_parse_cfs("-1\n", "100000\n", &cpus), 0);
   EXPECT_EQ(cpus, 0u);
-  EXPECT_EQ(rp_limits_parse_cfs("150000\n", "100000\n", &cpus), 0);
+  EXPECT_EQ(rcupl_limits_parse_cfs("150000\n", "100000\n", &cpus), 0);
   EXPECT_EQ(cpus, 2u);
-  EXPECT_EQ(rp_limits_parse_cfs("50000", "100000", &cpus), 0);
+  EXPECT_EQ(rcupl_limits_parse_cfs("50000", "100000", &cpus), 0);
   EXPECT_EQ(cpus, 1u);
   cpus = 7;
-  EXPECT_EQ(rp_limits_parse_cfs("x", "100000", &cpus), -EINVAL);
-  EXPECT_EQ(rp_limits_parse_cfs("150000", "0", &cpus), -EINVAL);
-  EXPECT_EQ(rp_limits_parse_cfs("150000", "", &cpus), -EINVAL);
-  EXPECT_EQ(rp_limits_parse_cfs("-2", "100000", &cpus), -EINVAL);
+  EXPECT_EQ(rcupl_limits_parse_cfs("x", "100000", &cpus), -EINVAL);
+  EXPECT_EQ(rcupl_limits_parse_cfs("150000", "0", &cpus), -EINVAL);
+  EXPECT_EQ(rcupl_limits_parse_cfs("150000", "", &cpus), -EINVAL);
+  EXPECT_EQ(rcupl_limits_parse_cfs("-2", "100000", &cpus), -EINVAL);
   EXPECT_EQ(cpus, 7u);
 }
 
@@ -238,7 +238,7 @@ TEST(RcupoolCreate, DefaultCountIsCappedByCgroupV2CpuMax) {
     FakeRoot r;
     r.Write("/proc/self/cgroup", "0::/app.slice/svc\n");
     r.Write("/sys/fs/cgroup/app.slice/svc/cpu.max", c.cpu_max);
-    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), c.limit) << c.cpu_max;
+    EXPECT_EQ(rcupl_limits_cgroup_cpus(r.path()), c.limit) << c.cpu_max;
     size_t want = c.limit == 0 ? unlimited : std::min(unlimited, c.limit);
     EXPECT_EQ(DefaultCountUnder(r.path()), want) << c.cpu_max;
     printf("cpu.max \"%.*s\": limit %zu, default %zu threads\n",
@@ -252,7 +252,7 @@ TEST(RcupoolCreate, ParentCgroupQuotaBindsChildWithoutOne) {
   r.Write("/proc/self/cgroup", "0::/kubepods/pod1/ctr\n");
   r.Write("/sys/fs/cgroup/kubepods/pod1/cpu.max", "50000 100000\n");
   r.Write("/sys/fs/cgroup/kubepods/pod1/ctr/cpu.max", "max 100000\n");
-  EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 1u);
+  EXPECT_EQ(rcupl_limits_cgroup_cpus(r.path()), 1u);
   EXPECT_EQ(DefaultCountUnder(r.path()), 1u);
 }
 
@@ -265,7 +265,7 @@ TEST(RcupoolCreate, DefaultCountIsCappedByCgroupV1CfsQuota) {
             "5:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n0::/\n");
     r.Write("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "50000\n");
     r.Write("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
-    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 1u);
+    EXPECT_EQ(rcupl_limits_cgroup_cpus(r.path()), 1u);
     EXPECT_EQ(DefaultCountUnder(r.path()), 1u);
   }
   {
@@ -273,7 +273,7 @@ TEST(RcupoolCreate, DefaultCountIsCappedByCgroupV1CfsQuota) {
     r.Write("/proc/self/cgroup", "3:cpu:/batch\n");
     r.Write("/sys/fs/cgroup/cpu/batch/cpu.cfs_quota_us", "150000\n");
     r.Write("/sys/fs/cgroup/cpu/batch/cpu.cfs_period_us", "100000\n");
-    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 2u);
+    EXPECT_EQ(rcupl_limits_cgroup_cpus(r.path()), 2u);
     EXPECT_EQ(DefaultCountUnder(r.path()), std::min<size_t>(unlimited, 2));
   }
   {
@@ -281,7 +281,7 @@ TEST(RcupoolCreate, DefaultCountIsCappedByCgroupV1CfsQuota) {
     r.Write("/proc/self/cgroup", "3:cpu:/\n");
     r.Write("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "-1\n");
     r.Write("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
-    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 0u);
+    EXPECT_EQ(rcupl_limits_cgroup_cpus(r.path()), 0u);
     EXPECT_EQ(DefaultCountUnder(r.path()), unlimited);
   }
 }
@@ -293,23 +293,23 @@ TEST(RcupoolCreate, CgroupV2CpuMaxWinsOverV1Files) {
   r.Write("/sys/fs/cgroup/cpu.max", "50000 100000\n");
   r.Write("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "200000\n");
   r.Write("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
-  EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 1u);
+  EXPECT_EQ(rcupl_limits_cgroup_cpus(r.path()), 1u);
 }
 
 TEST(RcupoolCreate, MissingCgroupFilesMeanNoQuota) {
   const size_t unlimited = UnlimitedCount();
   RealRootAtExit restore;
   FakeRoot nothing;
-  EXPECT_EQ(rp_limits_cgroup_cpus(nothing.path()), 0u);
+  EXPECT_EQ(rcupl_limits_cgroup_cpus(nothing.path()), 0u);
   FakeRoot no_cpu_files;
   no_cpu_files.Write("/proc/self/cgroup", "0::/a/b\n");
   no_cpu_files.Write("/sys/fs/cgroup/a/b/cgroup.procs", "1\n");
-  EXPECT_EQ(rp_limits_cgroup_cpus(no_cpu_files.path()), 0u);
+  EXPECT_EQ(rcupl_limits_cgroup_cpus(no_cpu_files.path()), 0u);
   EXPECT_EQ(DefaultCountUnder(no_cpu_files.path()), unlimited);
   FakeRoot v1_without_period;
   v1_without_period.Write("/proc/self/cgroup", "3:cpu:/\n");
   v1_without_period.Write("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "50000\n");
-  EXPECT_EQ(rp_limits_cgroup_cpus(v1_without_period.path()), 0u);
+  EXPECT_EQ(rcupl_limits_cgroup_cpus(v1_without_period.path()), 0u);
 }
 
 TEST(RcupoolCreate, MalformedCgroupFilesAreLoggedAndIgnored) {
@@ -324,7 +324,7 @@ TEST(RcupoolCreate, MalformedCgroupFilesAreLoggedAndIgnored) {
     FakeRoot r;
     r.Write("/proc/self/cgroup", "0::/s\n");
     r.Write("/sys/fs/cgroup/s/cpu.max", bad);
-    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 0u) << bad;
+    EXPECT_EQ(rcupl_limits_cgroup_cpus(r.path()), 0u) << bad;
     EXPECT_EQ(DefaultCountUnder(r.path()), unlimited) << bad;
     EXPECT_GE(log.Count(RCUPOOL_LOG_WARN, "not a CPU quota"), 1u) << bad;
   }
@@ -335,7 +335,7 @@ TEST(RcupoolCreate, MalformedCgroupFilesAreLoggedAndIgnored) {
     FakeRoot r;
     r.Write("/proc/self/cgroup", bad);
     r.Write("/sys/fs/cgroup/cpu.max", "50000 100000\n");
-    EXPECT_EQ(rp_limits_cgroup_cpus(r.path()), 0u) << bad;
+    EXPECT_EQ(rcupl_limits_cgroup_cpus(r.path()), 0u) << bad;
   }
 }
 
@@ -378,7 +378,7 @@ class NarrowedToOneCpu {
 TEST(RcupoolReset, ZeroAfterAffinityNarrowedGivesNewCountAndPinKeepsItsPool) {
   RealRootAtExit restore;
   FakeRoot no_quota;
-  rp_cpus_set_cgroup_root(no_quota.path());
+  rcupl_cpus_set_cgroup_root(no_quota.path());
   rcupool_test::Manager m(0);
   const size_t wide = rcupool_threads(m);
   if (wide < 2) GTEST_SKIP() << "the default is already 1 thread here";

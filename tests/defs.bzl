@@ -6,7 +6,7 @@ def rcupool_cc_test(name, srcs, deps = [], data = [], **kwargs):
 
     Every test carries the TSAN suppression file (used by --config=tsan),
     which names races inside liburcu itself and one deadlock report of
-    rp_pool_create (see the file's comments).
+    rcupl_pool_create (see the file's comments).
     """
     native.cc_test(
         name = name,

@@ -213,7 +213,7 @@ TEST(RcupoolBarrier, FromTaskOfDirectPthreadpoolCallIsEdeadlk) {
 // sched_yield for ever at 100% CPU. Now both return -EAGAIN at once,
 // destroy having changed nothing, and both work once it can.
 bool FailReclaimThread(void *, int site) {
-  return site == RP_FAULT_SITE_RECLAIM_THREAD;
+  return site == RCUPL_FAULT_SITE_RECLAIM_THREAD;
 }
 
 static double CpuSeconds() {
@@ -228,7 +228,7 @@ TEST(RcupoolBarrier, ReclaimThreadCannotStartReturnsEagainWithoutSpinning) {
   rcupool_options_t opts = {};
   opts.threads = 2;
   ASSERT_EQ(rcupool_create(&opts, &priv), 0);
-  rp_fault_set_hook(FailReclaimThread, nullptr);
+  rcupl_fault_set_hook(FailReclaimThread, nullptr);
   ASSERT_EQ(rcupool_reset(priv, 1), 0);  // a retire waits in the queue
   double cpu0 = CpuSeconds();
   EXPECT_EQ(rcupool_barrier(priv), -EAGAIN);
@@ -236,7 +236,7 @@ TEST(RcupoolBarrier, ReclaimThreadCannotStartReturnsEagainWithoutSpinning) {
   EXPECT_LT(CpuSeconds() - cpu0, 0.5);
   EXPECT_EQ(Stats(priv).pools_alive, 2u);  // destroy changed nothing
   EXPECT_TRUE(ManagerSumIsRight(priv, 64));
-  rp_fault_set_hook(nullptr, nullptr);
+  rcupl_fault_set_hook(nullptr, nullptr);
   EXPECT_EQ(rcupool_barrier(priv), 0);
   EXPECT_GE(rcupool_trim(priv), 0);  // the pool it made stays warm otherwise
   EXPECT_EQ(Stats(priv).pools_alive, 1u);

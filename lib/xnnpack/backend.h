@@ -12,6 +12,6 @@
 /* Logs "xnnpack: <call> failed ..." at error level and returns the mapped
  * negative errno of status (status must not be xnn_status_success). rt is
  * printed to tell runtimes apart; it may be NULL. */
-int rp_xnn_fail(const char *call, enum xnn_status status, const void *rt);
+int rcupl_xnn_fail(const char *call, enum xnn_status status, const void *rt);
 
 #endif /* RCUPOOL_LIB_XNNPACK_BACKEND_H */

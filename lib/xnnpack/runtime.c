@@ -64,14 +64,14 @@ struct rcupool_xnn_runtime {
   pthreadpool_t probe_tp; /* atomic: rt->pin's pool, for is_stale (RUNTIME-6) */
 };
 
-static int rp_xnn_init(void) {
+static int rcupl_xnn_init(void) {
   enum xnn_status st = xnn_initialize(NULL);
-  return st == xnn_status_success ? 0 : rp_xnn_fail("xnn_initialize", st, NULL);
+  return st == xnn_status_success ? 0 : rcupl_xnn_fail("xnn_initialize", st, NULL);
 }
 
 /* Pins m's current pool (sized: a pool of `threads`) into *pin and creates
  * a runtime on it. On failure nothing is left pinned. */
-static int rp_xnn_plan(rcupool_t *m, bool sized, size_t threads,
+static int rcupl_xnn_plan(rcupool_t *m, bool sized, size_t threads,
                        xnn_subgraph_t sg, uint32_t flags, rcupool_pin_t *pin,
                        xnn_runtime_t *out) {
   int err = sized ? rcupool_pin_sized(m, threads, pin) : rcupool_pin(m, pin);
@@ -82,23 +82,23 @@ static int rp_xnn_plan(rcupool_t *m, bool sized, size_t threads,
       xnn_create_runtime_v2(sg, rcupool_pin_pthreadpool(pin), flags, &xnn);
   if (st != xnn_status_success) {
     rcupool_unpin(pin);
-    return rp_xnn_fail("xnn_create_runtime_v2", st, NULL);
+    return rcupl_xnn_fail("xnn_create_runtime_v2", st, NULL);
   }
   *out = xnn;
   return 0;
 }
 
 /* Deletes xnn, then releases pin (RUNTIME-1). */
-static void rp_xnn_release(xnn_runtime_t xnn, rcupool_pin_t *pin) {
+static void rcupl_xnn_release(xnn_runtime_t xnn, rcupool_pin_t *pin) {
   if (xnn != NULL) {
     enum xnn_status st = xnn_delete_runtime(xnn);
     if (st != xnn_status_success)
-      (void)rp_xnn_fail("xnn_delete_runtime", st, xnn);
+      (void)rcupl_xnn_fail("xnn_delete_runtime", st, xnn);
   }
   rcupool_unpin(pin);
 }
 
-static int rp_xnn_create(rcupool_t *m, bool sized, size_t threads,
+static int rcupl_xnn_create(rcupool_t *m, bool sized, size_t threads,
                          xnn_subgraph_t sg, uint32_t xnn_flags,
                          rcupool_xnn_runtime_t **out) {
   if (m == NULL || sg == NULL || out == NULL) return -EINVAL;
@@ -109,14 +109,14 @@ static int rp_xnn_create(rcupool_t *m, bool sized, size_t threads,
                 threads, RCUPOOL_MAX_THREADS);
     return -EINVAL;
   }
-  int err = rp_xnn_init();
+  int err = rcupl_xnn_init();
   if (err != 0) return err;
   struct rcupool_xnn_runtime *rt = calloc(1, sizeof *rt);
   if (rt == NULL) {
     rcupool_log(RCUPOOL_LOG_ERROR, "xnnpack: runtime_create: out of memory");
     return -ENOMEM;
   }
-  err = rp_xnn_plan(m, sized, threads, sg, xnn_flags, &rt->pin, &rt->xnn);
+  err = rcupl_xnn_plan(m, sized, threads, sg, xnn_flags, &rt->pin, &rt->xnn);
   if (err != 0) {
     free(rt);
     return err;
@@ -139,13 +139,13 @@ static int rp_xnn_create(rcupool_t *m, bool sized, size_t threads,
 int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
                                uint32_t xnn_flags,
                                rcupool_xnn_runtime_t **out) {
-  return rp_xnn_create(m, false, 0, sg, xnn_flags, out);
+  return rcupl_xnn_create(m, false, 0, sg, xnn_flags, out);
 }
 
 int rcupool_xnn_runtime_create_sized(rcupool_t *m, size_t threads,
                                      xnn_subgraph_t sg, uint32_t xnn_flags,
                                      rcupool_xnn_runtime_t **out) {
-  return rp_xnn_create(m, true, threads, sg, xnn_flags, out);
+  return rcupl_xnn_create(m, true, threads, sg, xnn_flags, out);
 }
 
 int rcupool_xnn_runtime_setup(rcupool_xnn_runtime_t *rt, size_t n,
@@ -155,7 +155,7 @@ int rcupool_xnn_runtime_setup(rcupool_xnn_runtime_t *rt, size_t n,
   enum xnn_status st = xnn_setup_runtime(rt->xnn, n, values);
   rcupool_scope_exit();
   return st == xnn_status_success ? 0
-                                  : rp_xnn_fail("xnn_setup_runtime", st, rt);
+                                  : rcupl_xnn_fail("xnn_setup_runtime", st, rt);
 }
 
 int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt) {
@@ -164,7 +164,7 @@ int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt) {
   enum xnn_status st = xnn_invoke_runtime(rt->xnn);
   rcupool_scope_exit();
   return st == xnn_status_success ? 0
-                                  : rp_xnn_fail("xnn_invoke_runtime", st, rt);
+                                  : rcupl_xnn_fail("xnn_invoke_runtime", st, rt);
 }
 
 bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt) {
@@ -181,7 +181,7 @@ int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
   if (!rcupool_xnn_runtime_is_stale(rt)) return 0;
   rcupool_pin_t pin = {0};
   xnn_runtime_t xnn = NULL;
-  int err = rp_xnn_plan(rt->manager, false, 0, sg, rt->flags, &pin, &xnn);
+  int err = rcupl_xnn_plan(rt->manager, false, 0, sg, rt->flags, &pin, &xnn);
   if (err != 0) {
     rcupool_log(RCUPOOL_LOG_ERROR,
                 "xnnpack: runtime %p: refresh failed (%d); it stays on its "
@@ -198,7 +198,7 @@ int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
               (unsigned long long)rcupool_pin_generation(&pin));
   __atomic_store_n(&rt->probe_tp, rcupool_pin_pthreadpool(&pin),
                    __ATOMIC_RELEASE);
-  rp_xnn_release(rt->xnn, &rt->pin);
+  rcupl_xnn_release(rt->xnn, &rt->pin);
   rt->xnn = xnn;
   rt->pin = pin;
   return 0;
@@ -211,6 +211,6 @@ const rcupool_pin_t *rcupool_xnn_runtime_get_pin(
 
 void rcupool_xnn_runtime_destroy(rcupool_xnn_runtime_t *rt) {
   if (rt == NULL) return;
-  rp_xnn_release(rt->xnn, &rt->pin);
+  rcupl_xnn_release(rt->xnn, &rt->pin);
   free(rt);
 }

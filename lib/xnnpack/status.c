@@ -30,7 +30,7 @@ int rcupool_xnn_errno(enum xnn_status status) {
   return -EIO;
 }
 
-static const char *rp_xnn_status_name(enum xnn_status status) {
+static const char *rcupl_xnn_status_name(enum xnn_status status) {
   switch (status) {
     case xnn_status_success:
       return "success";
@@ -50,11 +50,11 @@ static const char *rp_xnn_status_name(enum xnn_status status) {
   return "unknown status";
 }
 
-int rp_xnn_fail(const char *call, enum xnn_status status, const void *rt) {
+int rcupl_xnn_fail(const char *call, enum xnn_status status, const void *rt) {
   int err = rcupool_xnn_errno(status);
   rcupool_log(RCUPOOL_LOG_ERROR,
               "xnnpack: %s failed (runtime %p): %s (status %d, returned as "
               "errno %d)",
-              call, rt, rp_xnn_status_name(status), (int)status, -err);
+              call, rt, rcupl_xnn_status_name(status), (int)status, -err);
   return err;
 }

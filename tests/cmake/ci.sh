@@ -23,7 +23,7 @@ check() {  # check NAME COMMAND...
   fi
 }
 
-# The libraries carry no absolute path of this checkout: rp_die() prints
+# The libraries carry no absolute path of this checkout: rcupl_die() prints
 # "lib/parallel.c:115", as the Bazel build does. Debug sections are left
 # out (objcopy --strip-debug): they keep the absolute path so a debugger
 # finds the sources.

@@ -88,6 +88,7 @@ int main() {
   }
   methods.clear();  // ~Pin: every pin released exactly once
   check(m.barrier() == 0, "barrier");
+  check(m.trim() >= 0, "trim");  // the sizes used are kept warm otherwise
   check(m.stats(s) == 0, "stats");
   check(s.pins == 0, "no pins left", s.pins);
   check(s.pools_alive == 1, "only the current pool left", s.pools_alive);

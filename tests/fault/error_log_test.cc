@@ -32,7 +32,7 @@ void DestroyFromTask(void *ctx, size_t) {
 }
 
 bool FailEveryAllocation(void *, int site) {
-  return site == RP_FAULT_SITE_ALLOC;
+  return site == RCUPL_FAULT_SITE_ALLOC;
 }
 
 }  // namespace
@@ -79,9 +79,9 @@ TEST(RcupoolDestroy, WithPinHeldIsEbusyAndLoggedOnceAtWarningLevel) {
 TEST(RcupoolCreate, AllocationFailureIsEnomemAndLoggedOnceAtErrorLevel) {
   LogRecorder log;
   rcupool_t *m = nullptr;
-  rp_fault_set_hook(FailEveryAllocation, nullptr);
+  rcupl_fault_set_hook(FailEveryAllocation, nullptr);
   int err = rcupool_create(nullptr, &m);
-  rp_fault_set_hook(nullptr, nullptr);
+  rcupl_fault_set_hook(nullptr, nullptr);
   EXPECT_EQ(err, -ENOMEM);
   EXPECT_EQ(m, nullptr);
   EXPECT_EQ(log.Count(RCUPOOL_LOG_ERROR, "create:"), 1u);

@@ -70,7 +70,7 @@ TEST(RcupoolReset, InjectedPoolCreateFailureIsEagainAndPreviousPoolStaysCurrent)
   Snapshot before = Take(m);
   LogRecorder log;
   {
-    FaultInjector fail(RP_FAULT_SITE_POOL_CREATE, 1);
+    FaultInjector fail(RCUPL_FAULT_SITE_POOL_CREATE, 1);
     EXPECT_EQ(rcupool_reset(m, 4), -EAGAIN);
     EXPECT_EQ(fail.failed(), 1);
   }
@@ -96,7 +96,7 @@ TEST(RcupoolReset, EveryAllocationFailureIsEnomemAndLeavesNothingHalfBuilt) {
   for (int k = 1; k < 50; k++) {
     int err;
     {
-      FaultInjector fail(RP_FAULT_SITE_ALLOC, k);
+      FaultInjector fail(RCUPL_FAULT_SITE_ALLOC, k);
       err = rcupool_reset(m, 3);
       if (err == 0) {
         EXPECT_EQ(fail.failed(), 0);
@@ -127,7 +127,7 @@ TEST(RcupoolReset, AllocationFailureOnReuseKeepsPinnedPoolKept) {
   ASSERT_EQ(Stats(m).pools_kept, 1u);
   Snapshot before = Take(m);
   {
-    FaultInjector fail(RP_FAULT_SITE_ALLOC, 0, /*fail_all=*/true);
+    FaultInjector fail(RCUPL_FAULT_SITE_ALLOC, 0, /*fail_all=*/true);
     EXPECT_EQ(rcupool_reset(m, 2), -ENOMEM);
   }
   ExpectUnchanged(before, m);
@@ -153,7 +153,7 @@ TEST(RcupoolCreate, EveryAllocationOrStartFailureReturnsErrorAndNoThreads) {
     opts.threads = 3;
     int err;
     {
-      FaultInjector fail(RP_FAULT_SITE_ALLOC, k);
+      FaultInjector fail(RCUPL_FAULT_SITE_ALLOC, k);
       err = rcupool_create(&opts, &m);
     }
     if (err == 0) {
@@ -171,7 +171,7 @@ TEST(RcupoolCreate, EveryAllocationOrStartFailureReturnsErrorAndNoThreads) {
   rcupool_options_t opts{};
   opts.threads = 3;
   {
-    FaultInjector fail(RP_FAULT_SITE_POOL_CREATE, 1);
+    FaultInjector fail(RCUPL_FAULT_SITE_POOL_CREATE, 1);
     EXPECT_EQ(rcupool_create(&opts, &m), -EAGAIN);
   }
   EXPECT_EQ(m, reinterpret_cast<rcupool_t *>(0x1));

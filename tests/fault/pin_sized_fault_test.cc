@@ -48,11 +48,11 @@ void ExpectPoolStartFailureChangesNothing(int site, int expected_error) {
 }  // namespace
 
 TEST(RcupoolPinSized, InjectedPoolStartFailureIsEagainAndChangesNothing) {
-  ExpectPoolStartFailureChangesNothing(RP_FAULT_SITE_POOL_CREATE, -EAGAIN);
+  ExpectPoolStartFailureChangesNothing(RCUPL_FAULT_SITE_POOL_CREATE, -EAGAIN);
 }
 
 TEST(RcupoolPinSized, InjectedAllocationFailureIsEnomemAndChangesNothing) {
-  ExpectPoolStartFailureChangesNothing(RP_FAULT_SITE_ALLOC, -ENOMEM);
+  ExpectPoolStartFailureChangesNothing(RCUPL_FAULT_SITE_ALLOC, -ENOMEM);
 }
 
 TEST(RcupoolPinSized, FailureForNewSizeDoesNotDisturbLivePoolsOfOtherSizes) {
@@ -61,7 +61,7 @@ TEST(RcupoolPinSized, FailureForNewSizeDoesNotDisturbLivePoolsOfOtherSizes) {
   ASSERT_EQ(rcupool_pin_sized(m, 3, &three), 0);
   rcupool_pin_t four{}, again{};
   {
-    FaultInjector fail(RP_FAULT_SITE_POOL_CREATE, 0, /*fail_all=*/true);
+    FaultInjector fail(RCUPL_FAULT_SITE_POOL_CREATE, 0, /*fail_all=*/true);
     EXPECT_EQ(rcupool_pin_sized(m, 4, &four), -EAGAIN);
     // A live size needs no new pool: the fault is not reached.
     EXPECT_EQ(rcupool_pin_sized(m, 3, &again), 0);

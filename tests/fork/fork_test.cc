@@ -249,7 +249,7 @@ TEST(RcupoolDefault, ForkRacingFirstCallChildNeitherHangsNorCrashes) {
 // In a child whose pool creations fail, parallel work still runs
 // (on the calling thread) and does not wait for workers that do not exist.
 bool FailPoolCreate(void *, int site) {
-  return site == RP_FAULT_SITE_POOL_CREATE;
+  return site == RCUPL_FAULT_SITE_POOL_CREATE;
 }
 
 TEST(RcupoolDefault, ForkChildWhosePoolCreationFailsRunsWorkOnCallingThread) {
@@ -258,12 +258,12 @@ TEST(RcupoolDefault, ForkChildWhosePoolCreationFailsRunsWorkOnCallingThread) {
   rcupool_t *m = rcupool_default();
   ASSERT_EQ(rcupool_reset(m, 3), 0);
   int rc = ForkAndWait([m] {
-    rp_fault_set_hook(FailPoolCreate, nullptr);
+    rcupl_fault_set_hook(FailPoolCreate, nullptr);
     ThreadIds ids;
     if (rcupool_parallelize_1d(m, RecordThread, &ids, 64, 0) != 0) return 1;
     if (ids.calls.load() != 64) return 2;
     if (ids.ids.size() != 1 || *ids.ids.begin() != pthread_self()) return 3;
-    rp_fault_set_hook(nullptr, nullptr);
+    rcupl_fault_set_hook(nullptr, nullptr);
     // A reset then gives the child a real pool.
     if (rcupool_reset(m, 2) != 0 || !ManagerSumIsRight(m, 1000)) return 4;
     return rcupool_barrier(m) == 0 ? 0 : 5;

@@ -54,7 +54,7 @@
  *      whatever the hook blocks on (the application's lock, the writer) and
  *      whatever the forking thread holds;
  *   FORKMODEL-2 the child finds the queue IDLE or GP, never half-way
- *      through a batch's callbacks (RECLAIM-7; rp_reclaim_fork_child dies
+ *      through a batch's callbacks (RECLAIM-7; rcupl_reclaim_fork_child dies
  *      there), and no lock of rcupool's held by a thread that the fork left
  *      behind (FORK-2): each is free or the forking thread's; with memb, no
  *      section registered by rcupool is open (MEMB-4);
@@ -70,7 +70,7 @@
  * Flavour: memb by default (prepare takes gp_gate, then fork_lock); -DBP is
  * liburcu-bp's (prepare calls urcu_bp_before_fork, which takes liburcu-bp's
  * grace-period lock; readers do not register; the child's after_fork_child
- * forgets the sections of threads gone). rp_reclaim_synchronize() holds
+ * forgets the sections of threads gone). rcupl_reclaim_synchronize() holds
  * gp_gate around every grace period of the library (RECLAIM-11): -DBP
  * alone is bp with the gate memb-only (what lib/ must become, see
  * C_BP_GATE), -DBP -DC_BP_GATE is lib/ as it was at b543411 (fixed:
@@ -118,7 +118,7 @@
 #define HOOK_APP_LOCK 1
 #endif
 #if !defined(BP) || defined(C_BP_GATE)
-#define GATE 1     /* rp_reclaim_synchronize() holds gp_gate */
+#define GATE 1     /* rcupl_reclaim_synchronize() holds gp_gate */
 #else
 #define GATE 0
 #endif
@@ -144,7 +144,7 @@
 #define SPARE       254 /* the default manager's spare, published in a child */
 #define NONE        255
 
-/* Queue items (struct rp_work): the reset's rp_retire, the free_work of
+/* Queue items (struct rcupl_work): the reset's rcupl_retire, the free_work of
  * each pool. A set of items is a bit mask. */
 #define I_RETIRE     0
 #define I_FREE(p)    (1 + (p))
@@ -159,14 +159,14 @@
 #define GP        1
 #define CALLBACKS 2
 
-/* ---- pools: struct rp_pool -------------------------------------------- */
+/* ---- pools: struct rcupl_pool -------------------------------------------- */
 byte pmgr[NP];     /* p->manager */
 byte refs[NP];
 byte pending[NP];  /* retires_pending */
 bool inlist[NP];   /* on its manager's m->pools */
 bool orphan[NP];   /* fork_orphan */
 bool workers[NP];  /* its worker threads exist in this process (ghost) */
-bool freed[NP];    /* its memory was freed (rp_pool_free) */
+bool freed[NP];    /* its memory was freed (rcupl_pool_free) */
 byte cur_def = P_DEF_OLD;   /* the default manager's m->current */
 
 /* ---- locks: owner, or NOBODY ------------------------------------------ */
@@ -207,11 +207,11 @@ byte gen;          /* forks this process is a child of (0: the original) */
 /* A pool's memory is touched. */
 #define USE(p) assert(!freed[p])
 
-/* rp_log(): a record is copied into the queue under lq.mu, a leaf lock
+/* rcupl_log(): a record is copied into the queue under lq.mu, a leaf lock
  * held for the copy only. */
 #define LOG(me) (lq_mu == NOBODY)
 
-/* rp_reclaim_push(): under rq.mu; an item is queued once. */
+/* rcupl_reclaim_push(): under rq.mu; an item is queued once. */
 #define PUSH(i)                                                               \
   d_step {                                                                    \
     rq_mu == NOBODY ->                                                        \
@@ -232,7 +232,7 @@ inline hook(me) {
 #endif
 }
 
-/* rp_reclaim_synchronize(): a grace period waits for the sections open at
+/* rcupl_reclaim_synchronize(): a grace period waits for the sections open at
  * its start. */
 inline synchronize(me, w) {
 #if GATE
@@ -247,7 +247,7 @@ inline synchronize(me, w) {
   w = 0
 }
 
-/* rp_free_unlinked(): logs "free pool", stops the pool (rp_pool_stop:
+/* rcupl_stop_and_defer_free(): logs "free pool", stops the pool (rcupl_pool_stop:
  * pthreadpool_destroy() joins its workers; an orphan's pthreadpool is
  * kept, POOL-5), and puts it on `unlinked`. */
 inline stop(p, me) {
@@ -267,7 +267,7 @@ inline stop(p, me) {
   }
 }
 
-/* ---- rcupool's reclaim thread (rp_reclaim_main) ----------------------- */
+/* ---- rcupool's reclaim thread (rcupl_reclaim_main) ----------------------- */
 proctype reclaim(byte me; byte g) {
   byte i;
   byte p;
@@ -308,7 +308,7 @@ end_idle:
             p = (i == I_RETIRE -> P_DEF_OLD : i - 1)
           }
           if
-          :: i == I_RETIRE ->            /* rp_retire_cb */
+          :: i == I_RETIRE ->            /* rcupl_retire_cb */
              d_step {
                mlock[pmgr[p]] == NOBODY ->
                USE(p);
@@ -316,7 +316,7 @@ end_idle:
                pending[p]--; refs[p]--;
                last = (refs[p] == 0);
                if
-               :: last -> inlist[p] = false   /* rp_pools_del_locked */
+               :: last -> inlist[p] = false   /* rcupl_pools_del_locked */
                :: else
                fi
              }
@@ -324,7 +324,7 @@ end_idle:
              :: last -> stop(p, me)
              :: else
              fi
-          :: else ->                     /* rp_free_cb */
+          :: else ->                     /* rcupl_free_cb */
              d_step {
                mlock[pmgr[p]] == NOBODY ->
                USE(p);
@@ -360,17 +360,17 @@ end_idle:
 proctype app_thread() {
   {
     LOCK(writer_def, APP);
-    d_step {                             /* rp_pool_create, publish */
+    d_step {                             /* rcupl_pool_create, publish */
       mlock[M_DEF] == NOBODY ->
       pmgr[P_DEF_NEW] = M_DEF; refs[P_DEF_NEW] = 1; inlist[P_DEF_NEW] = true;
       workers[P_DEF_NEW] = true;
       cur_def = P_DEF_NEW;
       pending[P_DEF_OLD]++               /* current ref -> retire ref */
     }
-    PUSH(I_RETIRE);                      /* rp_reclaim_retire */
+    PUSH(I_RETIRE);                      /* rcupl_reclaim_retire */
     UNLOCK(writer_def, APP);
     LOG(APP);
-    /* rp_log_deliver(): no rcupool lock held, not the reclaim thread, not
+    /* rcupl_log_deliver(): no rcupool lock held, not the reclaim thread, not
      * in a task or a section (LOG-1) */
     d_step {
       assert(default_lock != APP && writer_def != APP && mlock[0] != APP &&
@@ -385,14 +385,14 @@ proctype app_thread() {
 proctype unpinner() {
   bool last;
   {
-    d_step {                             /* rp_pool_put */
+    d_step {                             /* rcupl_pool_put */
       USE(P_PRIV_KEPT);
       assert(refs[P_PRIV_KEPT] > 0);
       refs[P_PRIV_KEPT]--;
       last = (refs[P_PRIV_KEPT] == 0)
     }
     if
-    :: last -> PUSH(I_FREE(P_PRIV_KEPT))  /* rp_reclaim_free_later */
+    :: last -> PUSH(I_FREE(P_PRIV_KEPT))  /* rcupl_reclaim_free_later */
     :: else
     fi
   } unless { gen > 0 }
@@ -402,21 +402,21 @@ proctype unpinner() {
 proctype reader() {
   {
 #ifndef BP
-    d_step {                             /* rp_memb_register_for_section */
+    d_step {                             /* rcupl_memb_register_for_section */
       fl_writer == NOBODY && fl_waiting == 0 -> fl_readers++
     }
 #endif
     insec = insec | BIT(0);
     insec = insec & ~BIT(0);
 #ifndef BP
-    d_step { fl_readers-- }              /* rp_memb_unregister_after_section */
+    d_step { fl_readers-- }              /* rcupl_memb_unregister_after_section */
 #endif
   } unless { gen > 0 }
 }
 
 /* ---- fork(): prepare, then parent or child ------------------------------ */
 
-/* rp_reclaim_fork_hold(): a fork is pending; wait out a CALLBACKS batch. */
+/* rcupl_reclaim_fork_hold(): a fork is pending; wait out a CALLBACKS batch. */
 inline fork_hold() {
 #ifdef BROKEN_FORK_IN_CALLBACKS
   skip
@@ -426,7 +426,7 @@ inline fork_hold() {
 #endif
 }
 
-/* rp_fork_child_orphans(m) for one manager: every pool an orphan (if
+/* rcupl_fork_child_orphans(m) for one manager: every pool an orphan (if
  * mark); one at refs zero whose free is not queued is adopted. */
 inline orphan_all(m, mark, j) {
   d_step {
@@ -477,7 +477,7 @@ proctype forker() {
      LOCK(gplock, FORKER);               /* 3: urcu_bp_before_fork */
 #else
      LOCK(gate, FORKER);                 /* 3: RECLAIM-11 */
-     d_step { fl_waiting++ }             /* rp_memb_fork_prepare */
+     d_step { fl_waiting++ }             /* rcupl_memb_fork_prepare */
      d_step {
        fl_readers == 0 && fl_writer == NOBODY ->
        fl_waiting--; fl_writer = FORKER
@@ -512,7 +512,7 @@ proctype forker() {
           for (j : 0 .. NP - 1) { workers[j] = false }
           j = 0
         }
-        /* FORKMODEL-2: what the child finds (rp_reclaim_fork_child dies
+        /* FORKMODEL-2: what the child finds (rcupl_reclaim_fork_child dies
          * on the first) */
         assert(phase != CALLBACKS && unlinked == 0);
         assert(default_lock == FORKER && writer_def == FORKER &&
@@ -530,8 +530,8 @@ proctype forker() {
         assert(phase != GP);
 #endif
 
-        UNLOCK(lq_mu, FORKER);           /* rp_log_fork_child */
-        d_step {                         /* rp_reclaim_fork_child */
+        UNLOCK(lq_mu, FORKER);           /* rcupl_log_fork_child */
+        d_step {                         /* rcupl_reclaim_fork_child */
           if
           :: phase == GP -> queue = queue | batch
           :: else
@@ -544,18 +544,18 @@ proctype forker() {
         UNLOCK(gplock, FORKER);
 #else
         d_step { fl_writer = NOBODY; fl_readers = 0; fl_waiting = 0 }
-        UNLOCK(gate, FORKER);            /* rp_reclaim_fork_gate_child */
+        UNLOCK(gate, FORKER);            /* rcupl_reclaim_fork_gate_child */
 #endif
-        /* rp_managers_fork_child: every manager (MANAGER-6) */
+        /* rcupl_managers_fork_child: every manager (MANAGER-6) */
         orphan_all(M_DEF, true, j);
-        d_step {                         /* rp_fork_child_default */
+        d_step {                         /* rcupl_fork_child_default */
           old = cur_def; cur_def = SPARE;
           if
           :: old != SPARE ->             /* (a spare dropped: not modelled) */
              assert(refs[old] > 0);
              refs[old]--;
              if
-             :: refs[old] == 0 ->        /* rp_reclaim_free_later_quiet */
+             :: refs[old] == 0 ->        /* rcupl_reclaim_free_later_quiet */
                 assert((queue & BIT(I_FREE(old))) == 0 && !ran[I_FREE(old)]);
                 queue = queue | BIT(I_FREE(old))
              :: else

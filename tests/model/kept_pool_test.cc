@@ -1,8 +1,8 @@
 // Regression test for a race the Promela model (lifetime.pml, switch
 // C_KEPT_LOG_AFTER_PUT) found in the retire callback.
 //
-// rp_retire_cb() used to read p->threads for its "kept" log after its own
-// rp_pool_put() had left the pool to other holders. When those holders let
+// rcupl_retire_cb() used to read p->threads for its "kept" log after its own
+// rcupl_pool_put() had left the pool to other holders. When those holders let
 // go through rcupool_destroy(), the pool is freed on the destroying thread,
 // not on the reclaim thread, so nothing ordered that read before the free.
 // ThreadSanitizer (--config=tsan) reports the read racing with the free on

@@ -75,9 +75,9 @@
  *                           m->pools without the managed test: it revives a
  *                           pool the trimmer has let go (refs 0). (The
  *                           successor of BROKEN_REUSE_FROM_ZERO, a reuse
- *                           without rp_pool_tryget(), from when a reuse
+ *                           without rcupl_pool_tryget(), from when a reuse
  *                           took a reference.)
- *   BROKEN_RELEASE_KEEPS_MANAGED  the warm release (rp_warm_release_locked)
+ *   BROKEN_RELEASE_KEEPS_MANAGED  the warm release (rcupl_warm_release_locked)
  *                           does not clear managed: the manager then drops
  *                           a reference it no longer holds.
  *   BROKEN_REUSE_PENDING    a reuse of a retiring pool cancels its retire
@@ -87,20 +87,20 @@
  *                           reaches zero, without checking that the
  *                           manager no longer holds it.
  *   BROKEN_TRIM_PINNED      the warm pass lets a pool go without looking at
- *                           refs (stores 0 where rp_warm_release_locked()
+ *                           refs (stores 0 where rcupl_warm_release_locked()
  *                           compare-and-swaps 1 to 0): a pool a pin holds is
  *                           handed to the reclaim thread.
  *   VACUITY_NO_REUSE        asserts that no reset ever reuses a pool: spin
  *                           must find a reuse, so the reuse path is explored.
  *   VACUITY_NO_TRIM         asserts that the trimmer never lets a pool go.
- *   BROKEN_DRAIN_LOOK_AFTER rp_reclaim_drain as it was: wait, then look for
+ *   BROKEN_DRAIN_LOOK_AFTER rcupl_reclaim_drain as it was: wait, then look for
  *                           a listed pool at refs 0; it can miss a pool
  *                           another pass let go whose free was pushed after
  *                           its wait began and that the reclaim thread
  *                           unlinked before its look: trim returns before
  *                           that pool is freed (MODEL-5).
  * Checked to pass, not to fail:
- *   C_KEPT_LOG_AFTER_PUT    rp_retire_cb() as it was before its fix: it read
+ *   C_KEPT_LOG_AFTER_PUT    rcupl_retire_cb() as it was before its fix: it read
  *                           p->threads for its "kept" log after its own
  *                           decrement. That was a use after free while
  *                           destroy freed the current pool on its own
@@ -126,7 +126,7 @@
  * GB); two readers of two sections make a space many times larger, not
  * searched since the walk was modelled. Its switches, each must fail:
  *   BROKEN_SIZED_FROM_ZERO  the sized search increments refs without
- *                           rp_pool_tryget(): it revives a dying pool.
+ *                           rcupl_pool_tryget(): it revives a dying pool.
  *   BROKEN_SIZED_NO_WRITER  a sized pin starts a pool without m->writer and
  *                           the second search: a reset starts one of the
  *                           same size meanwhile (two live pools of one size).
@@ -167,7 +167,7 @@
 #define ALIVE  1
 #define FREED  2
 
-/* a queue item (struct rp_work) */
+/* a queue item (struct rcupl_work) */
 #define IDLE    0
 #define QUEUED  1
 #define RUNNING 2
@@ -175,7 +175,7 @@
 
 #define FREE_REC(p) (NRES + (p))
 
-/* ---- pools: struct rp_pool ------------------------------------------- */
+/* ---- pools: struct rcupl_pool ------------------------------------------- */
 byte pstate[NP];   /* memory: UNUSED, ALIVE, FREED */
 byte psize[NP];    /* threads (immutable) */
 byte refs[NP];     /* refs */
@@ -310,7 +310,7 @@ inline rcu_barrier(snap, i) {
 
 /* The pools whose refs a party dropped to 0 under m->lock (the bits of
  * chain), handed to the reclaim thread after unlocking, one push each
- * (rp_warm_free: rp_reclaim_free_later). */
+ * (rcupl_warm_free: rcupl_reclaim_free_later). */
 inline hand_over(chain, j) {
   do
   :: chain != 0 ->
@@ -413,7 +413,7 @@ proctype unpinner() {
        pins[p]--;
        old = refs[p];
        assert(old > 0);                           /* no underflow */
-       refs[p]--;                                 /* rp_pool_put */
+       refs[p]--;                                 /* rcupl_pool_put */
 #ifdef BROKEN_FREE_AT_UNPIN
        last = (pins[p] == 0);
 #else
@@ -426,7 +426,7 @@ proctype unpinner() {
        i = 0; old = 0
      }
      if
-     :: last ->                                   /* rp_reclaim_free_later */
+     :: last ->                                   /* rcupl_reclaim_free_later */
         d_step { CALL_RCU_BODY(FREE_REC(p), p); handover--; p = 0; last = false }
      :: else -> p = 0
      fi
@@ -450,7 +450,7 @@ proctype resetter() {
   do
   :: k < NRES ->
      atomic { !writer -> writer = true }   /* m->writer */
-     UNDER_LOCK {                    /* rp_find_reusable_locked */
+     UNDER_LOCK {                    /* rcupl_find_reusable_locked */
        M_ALIVE;
        n = ((k % 2) == 0 -> SIZE_B : SIZE_A);
        old = cur;                    /* only the writer changes m->current */
@@ -494,7 +494,7 @@ proctype resetter() {
        :: else
        fi
      }
-     UNDER_LOCK {                    /* rp_pool_create (no lock), publish */
+     UNDER_LOCK {                    /* rcupl_pool_create (no lock), publish */
        M_ALIVE;
        if
        :: !reused ->
@@ -515,7 +515,7 @@ proctype resetter() {
        fi;
        next = 0; n = 0
      }
-     d_step {                        /* rp_reclaim_retire: a push */
+     d_step {                        /* rcupl_reclaim_retire: a push */
        CALL_RCU_BODY(k, old);
        k++; old = 0; reused = false;
        writer = false
@@ -533,7 +533,7 @@ proctype resetter() {
  * NSZ sized pins of size B (a size the resetter also resets to), into pin
  * slots that the unpinner releases at any time. Each takes the current pool
  * if it has size B (in a read-side section, SIZED-1's fast path), else a
- * live pool of size B found under m->lock with rp_pool_tryget(), else,
+ * live pool of size B found under m->lock with rcupl_pool_tryget(), else,
  * under m->writer after a second search (SIZED-2), a new pool that is never
  * current (refs 2: its pin and the manager's). A reset to B may then reuse
  * that pool; once unpinned it is warm. */
@@ -547,7 +547,7 @@ inline find_sized(slot, j, found) {
 #ifdef BROKEN_SIZED_FROM_ZERO
        :: true ->                    /* refs++ without tryget */
 #else
-       :: refs[j] > 0 ->             /* rp_pool_tryget */
+       :: refs[j] > 0 ->             /* rcupl_pool_tryget */
 #endif
 #ifdef VACUITY_NO_SIZED_SHARES_SIZED
           assert(was_cur[j]);
@@ -593,7 +593,7 @@ proctype sized_pinner() {
      if
      :: found -> skip
      :: else ->
-        /* rp_sized_find_live: a walk of m->pools in one section, no lock;
+        /* rcupl_sized_find_live: a walk of m->pools in one section, no lock;
          * each step loads a node's pointer, then reads the pool it names. */
         d_step { insec = insec | (1 << SIZED_R); j = 0 }
         do
@@ -612,7 +612,7 @@ proctype sized_pinner() {
 #ifdef BROKEN_SIZED_FROM_ZERO
                 :: psize[p] == SIZE_B ->
 #else
-                :: psize[p] == SIZE_B && refs[p] > 0 -> /* rp_pool_tryget */
+                :: psize[p] == SIZE_B && refs[p] > 0 -> /* rcupl_pool_tryget */
 #endif
 #ifdef VACUITY_NO_SIZED_SHARES_SIZED
                    assert(was_cur[p]);
@@ -645,7 +645,7 @@ proctype sized_pinner() {
            if
            :: found -> skip
            :: else ->
-              UNDER_LOCK {                        /* rp_pool_create, list */
+              UNDER_LOCK {                        /* rcupl_pool_create, list */
                 M_ALIVE;
                 next = npools; npools++;
                 /* SIZED-2: any other pool of this size alive is dying */
@@ -674,8 +674,8 @@ proctype sized_pinner() {
 }
 #endif
 
-/* ---- rcupool's reclaim thread: rp_retire_cb and rp_free_cb --------------- */
-/* rp_pools_del_locked (under m->lock): the sections open now may stand on
+/* ---- rcupool's reclaim thread: rcupl_retire_cb and rcupl_free_cb --------------- */
+/* rcupl_pools_del_locked (under m->lock): the sections open now may stand on
  * the node; the grace period of RECLAIM-9 waits for them. */
 #define UNLINK(p)                                                             \
   inlist[p] = false; mwait[p] = insec;                                        \
@@ -713,17 +713,17 @@ end_idle:
        p = rpool[i]
      }
      if
-     :: i < NRES ->                  /* rp_retire_cb */
+     :: i < NRES ->                  /* rcupl_retire_cb */
         UNDER_LOCK {
-          USE(p);                    /* rp_pool_check, p->manager */
+          USE(p);                    /* rcupl_pool_check, p->manager */
           M_ALIVE;
-          /* rp_pool_pins_locked, with this callback's reference pending */
+          /* rcupl_pool_pins_locked, with this callback's reference pending */
           old = pending[p] + (managed[p] -> 1 : 0);
           kept = (refs[p] > old);
           pending[p]--;
           old = refs[p];
           assert(old > 0);
-          refs[p]--;                 /* rp_pool_put */
+          refs[p]--;                 /* rcupl_pool_put */
           last = (old == 1);         /* only once destroy let it go */
           kept = (kept && !last && cur != NONE && p != cur &&
                   pending[p] == 0);
@@ -734,7 +734,7 @@ end_idle:
           old = 0
         }
         if
-        :: last -> FREE_UNLINKED(p)  /* rp_free_unlinked, RECLAIM-9 */
+        :: last -> FREE_UNLINKED(p)  /* rcupl_stop_and_defer_free, RECLAIM-9 */
         :: kept ->
 #ifdef C_KEPT_LOG_AFTER_PUT
            USE(p)                    /* p->threads for the "kept" log */
@@ -743,7 +743,7 @@ end_idle:
 #endif
         :: else
         fi
-     :: else ->                      /* rp_free_cb */
+     :: else ->                      /* rcupl_free_cb */
         UNDER_LOCK {
           USE(p);                    /* p->manager, then list_del */
           M_ALIVE;
@@ -755,7 +755,7 @@ end_idle:
   od
 }
 
-/* ---- the warm pass: rp_warm_pass_locked, rcupool_trim (lib/warm.c) --------
+/* ---- the warm pass: rcupl_warm_pass_locked, rcupool_trim (lib/warm.c) --------
  * A pool is warm when it is managed, not current, and its refs are the
  * manager's alone (refs 1, no retire pending: WARM-1). */
 #ifdef BROKEN_TRIM_PINNED
@@ -771,8 +771,8 @@ end_idle:
 #define ANY_WARM (WARM(0) || WARM(1) || WARM(2) || WARM(3))
 #endif
 
-/* rp_warm_let_go_locked: the manager's reference goes by one
- * compare-and-swap of refs from 1 to 0 (rp_warm_release_locked, WARM-2);
+/* rcupl_warm_let_go_locked: the manager's reference goes by one
+ * compare-and-swap of refs from 1 to 0 (rcupl_warm_release_locked, WARM-2);
  * the pool is then dying and owned by the pass, which hands it over. */
 inline let_go(j, chain) {
   USE(j);
@@ -837,18 +837,18 @@ end_idle:
        ; n++
 #endif
      }
-     hand_over(chain, j)             /* after unlocking: rp_warm_free */
+     hand_over(chain, j)             /* after unlocking: rcupl_warm_free */
   od
 }
 
-/* ---- rcupool_barrier / rp_reclaim_drain ---------------------------------- */
-/* rp_reclaim_drain: do { look for a pool on the list at refs 0 (its free
+/* ---- rcupool_barrier / rcupl_reclaim_drain ---------------------------------- */
+/* rcupl_reclaim_drain: do { look for a pool on the list at refs 0 (its free
  * on the way); wait for the items queued before } while (the look found
  * one). BROKEN_DRAIN_LOOK_AFTER: the look after each wait instead, as
  * before the model found the gap (README.md, "What the model found in the
  * C code"). */
 inline has_dying(i, dying) {
-  UNDER_LOCK {                       /* rp_has_dying_pool */
+  UNDER_LOCK {                       /* rcupl_has_dying_pool */
     M_ALIVE;
     dying = false;
     for (i : 0 .. NP - 1) {
@@ -899,7 +899,7 @@ proctype destroyer() {
       * property, as an end-state assertion). The barriers' own passes are
       * the trimmer's. */
      drain(snap, i, flag);
-     atomic {                        /* rp_warm_pass(m, true): m->lock */
+     atomic {                        /* rcupl_warm_pass(m, true): m->lock */
        M_ALIVE;
        warm_pass(true, chain, i)
      }
@@ -920,7 +920,7 @@ proctype destroyer() {
 
 try_destroy:
   skip;      /* spin: a goto may not jump straight into a d_step */
-  UNDER_LOCK {                       /* rp_manager_pins_locked */
+  UNDER_LOCK {                       /* rcupl_manager_pins_locked */
     M_ALIVE;
     pinsum = 0;
     for (i : 0 .. NP - 1) {
@@ -955,7 +955,7 @@ try_destroy:
          managed[i] = false;
          old = refs[i];
          assert(old > 0);
-         refs[i]--;                  /* rp_pool_put */
+         refs[i]--;                  /* rcupl_pool_put */
          if
          :: old == 1 -> chain = chain | (1 << i); handover++
          :: else                     /* a retire is pending */
@@ -965,7 +965,7 @@ try_destroy:
     }
     i = 0; old = 0
   }
-  hand_over(chain, i);               /* rp_warm_free, after unlocking */
+  hand_over(chain, i);               /* rcupl_warm_free, after unlocking */
   do                                 /* wait for the list to empty */
   :: rcu_barrier(snap, i);
      UNDER_LOCK {

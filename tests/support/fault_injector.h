@@ -14,9 +14,9 @@ class FaultInjector {
  public:
   FaultInjector(int site, int fail_at, bool fail_all = false)
       : site_(site), fail_at_(fail_at), fail_all_(fail_all) {
-    rp_fault_set_hook(&FaultInjector::Hook, this);
+    rcupl_fault_set_hook(&FaultInjector::Hook, this);
   }
-  ~FaultInjector() { rp_fault_set_hook(nullptr, nullptr); }
+  ~FaultInjector() { rcupl_fault_set_hook(nullptr, nullptr); }
   FaultInjector(const FaultInjector &) = delete;
   FaultInjector &operator=(const FaultInjector &) = delete;
   int calls() const { return calls_; }

@@ -15,32 +15,32 @@
 #endif
 #include <rcupool/inline.h>
 
-// RP_POOL_CANARY of lib/internal.h ("RCUPPOOL"): a live pool's canary. Were
+// RCUPL_POOL_CANARY of lib/internal.h ("RCUPPOOL"): a live pool's canary. Were
 // the two to differ, every check of the torture test would fail.
-#define RP_TESTING_POOL_CANARY UINT64_C(0x52435550504f4f4c)
+#define RCUPL_TESTING_POOL_CANARY UINT64_C(0x52435550504f4f4c)
 
 // The pool object that is m's current pool. Call inside a read-side
 // section; valid until the matching rcupool_read_unlock().
-static inline const void *rp_testing_current_pool(rcupool_t *m) {
+static inline const void *rcupl_testing_current_pool(rcupool_t *m) {
   return __atomic_load_n(&((const struct rcupool_head_ *)(const void *)m)
                               ->current_,
                          __ATOMIC_ACQUIRE);
 }
 
 // The pool object pinned by pin; NULL for an empty pin.
-static inline const void *rp_testing_pin_pool(const rcupool_pin_t *pin) {
+static inline const void *rcupl_testing_pin_pool(const rcupool_pin_t *pin) {
   return pin->pool_;
 }
 
-// A pool object's canary (RP_TESTING_POOL_CANARY while it may be used) and
+// A pool object's canary (RCUPL_TESTING_POOL_CANARY while it may be used) and
 // its pthreadpool. Reading a freed pool is the use after free these exist
 // to catch.
-static inline uint64_t rp_testing_pool_canary(const void *pool) {
+static inline uint64_t rcupl_testing_pool_canary(const void *pool) {
   return __atomic_load_n(
       &((const struct rcupool_pool_head_ *)pool)->canary_, __ATOMIC_RELAXED);
 }
 
-static inline pthreadpool_t rp_testing_pool_pthreadpool(const void *pool) {
+static inline pthreadpool_t rcupl_testing_pool_pthreadpool(const void *pool) {
   return ((const struct rcupool_pool_head_ *)pool)->threadpool_;
 }
 

@@ -145,8 +145,8 @@ void Torture::Violation(const std::string &what) {
 }
 
 void Torture::CheckCanary(const void *pool, const char *who) {
-  uint64_t canary = rp_testing_pool_canary(pool);
-  if (canary != RP_TESTING_POOL_CANARY) {
+  uint64_t canary = rcupl_testing_pool_canary(pool);
+  if (canary != RCUPL_TESTING_POOL_CANARY) {
     if (canary_failures.fetch_add(1) < 10)
       ADD_FAILURE() << who << ": pool " << pool << " canary " << std::hex
                     << canary << " (freed while in use)";
@@ -165,11 +165,11 @@ void Torture::ReaderSlot(uint64_t seed) {
       for (int i = 0; i < sections && !Stopping(); i++) {
         size_t range = 1 + r() % 64;
         rcupool_read_lock();
-        const void *pool = rp_testing_current_pool(m_);
+        const void *pool = rcupl_testing_current_pool(m_);
         CheckCanary(pool, "reader");
         bool ok;
         if (r() % 2 == 0) {
-          ok = ParallelSumIsRight(rp_testing_pool_pthreadpool(pool), range);
+          ok = ParallelSumIsRight(rcupl_testing_pool_pthreadpool(pool), range);
         } else {
           // Nested section inside the library; same guarantees.
           ok = ManagerSumIsRight(m_, range);
@@ -208,7 +208,7 @@ void Torture::Pinner(uint64_t seed, bool sized) {
       pinned_total_++;
     }
     (sized ? sized_pins : pins)++;
-    const void *pool = rp_testing_pin_pool(&pin);
+    const void *pool = rcupl_testing_pin_pool(&pin);
     int rounds = 1 + static_cast<int>(rng() % 20);
     for (int i = 0; i < rounds; i++) {
       CheckCanary(pool, "pinner");

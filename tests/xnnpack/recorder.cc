@@ -52,24 +52,24 @@ std::set<pthreadpool_t> RecordedPoolSet() {
 }  // namespace rcupool_test
 
 // Parameter and argument lists of n size_t (ranges and tiles).
-#define RP_S1 size_t a
-#define RP_S2 RP_S1, size_t b
-#define RP_S3 RP_S2, size_t c
-#define RP_S4 RP_S3, size_t d
-#define RP_S5 RP_S4, size_t e
-#define RP_S6 RP_S5, size_t f
-#define RP_S7 RP_S6, size_t g
-#define RP_S8 RP_S7, size_t h
-#define RP_A1 a
-#define RP_A2 RP_A1, b
-#define RP_A3 RP_A2, c
-#define RP_A4 RP_A3, d
-#define RP_A5 RP_A4, e
-#define RP_A6 RP_A5, f
-#define RP_A7 RP_A6, g
-#define RP_A8 RP_A7, h
+#define RCUPL_S1 size_t a
+#define RCUPL_S2 RCUPL_S1, size_t b
+#define RCUPL_S3 RCUPL_S2, size_t c
+#define RCUPL_S4 RCUPL_S3, size_t d
+#define RCUPL_S5 RCUPL_S4, size_t e
+#define RCUPL_S6 RCUPL_S5, size_t f
+#define RCUPL_S7 RCUPL_S6, size_t g
+#define RCUPL_S8 RCUPL_S7, size_t h
+#define RCUPL_A1 a
+#define RCUPL_A2 RCUPL_A1, b
+#define RCUPL_A3 RCUPL_A2, c
+#define RCUPL_A4 RCUPL_A3, d
+#define RCUPL_A5 RCUPL_A4, e
+#define RCUPL_A6 RCUPL_A5, f
+#define RCUPL_A7 RCUPL_A6, g
+#define RCUPL_A8 RCUPL_A7, h
 
-#define RP_RECORDED(name, task_t, params, args)                              \
+#define RCUPL_RECORDED(name, task_t, params, args)                              \
   extern "C" void name(pthreadpool_t pool, task_t task, void *ctx, params,   \
                        uint32_t flags) {                                     \
     using fn_t = void (*)(pthreadpool_t, task_t, void *, params, uint32_t);  \
@@ -78,22 +78,22 @@ std::set<pthreadpool_t> RecordedPoolSet() {
     real(pool, task, ctx, args, flags);                                      \
   }
 
-RP_RECORDED(pthreadpool_parallelize_1d, pthreadpool_task_1d_t, RP_S1, RP_A1)
-RP_RECORDED(pthreadpool_parallelize_1d_tile_1d, pthreadpool_task_1d_tile_1d_t,
-            RP_S2, RP_A2)
-RP_RECORDED(pthreadpool_parallelize_2d, pthreadpool_task_2d_t, RP_S2, RP_A2)
-RP_RECORDED(pthreadpool_parallelize_2d_tile_1d, pthreadpool_task_2d_tile_1d_t,
-            RP_S3, RP_A3)
-RP_RECORDED(pthreadpool_parallelize_2d_tile_2d, pthreadpool_task_2d_tile_2d_t,
-            RP_S4, RP_A4)
-RP_RECORDED(pthreadpool_parallelize_3d, pthreadpool_task_3d_t, RP_S3, RP_A3)
-RP_RECORDED(pthreadpool_parallelize_3d_tile_2d, pthreadpool_task_3d_tile_2d_t,
-            RP_S5, RP_A5)
-RP_RECORDED(pthreadpool_parallelize_4d, pthreadpool_task_4d_t, RP_S4, RP_A4)
-RP_RECORDED(pthreadpool_parallelize_4d_tile_2d, pthreadpool_task_4d_tile_2d_t,
-            RP_S6, RP_A6)
-RP_RECORDED(pthreadpool_parallelize_5d, pthreadpool_task_5d_t, RP_S5, RP_A5)
-RP_RECORDED(pthreadpool_parallelize_5d_tile_2d, pthreadpool_task_5d_tile_2d_t,
-            RP_S7, RP_A7)
-RP_RECORDED(pthreadpool_parallelize_6d_tile_2d, pthreadpool_task_6d_tile_2d_t,
-            RP_S8, RP_A8)
+RCUPL_RECORDED(pthreadpool_parallelize_1d, pthreadpool_task_1d_t, RCUPL_S1, RCUPL_A1)
+RCUPL_RECORDED(pthreadpool_parallelize_1d_tile_1d, pthreadpool_task_1d_tile_1d_t,
+            RCUPL_S2, RCUPL_A2)
+RCUPL_RECORDED(pthreadpool_parallelize_2d, pthreadpool_task_2d_t, RCUPL_S2, RCUPL_A2)
+RCUPL_RECORDED(pthreadpool_parallelize_2d_tile_1d, pthreadpool_task_2d_tile_1d_t,
+            RCUPL_S3, RCUPL_A3)
+RCUPL_RECORDED(pthreadpool_parallelize_2d_tile_2d, pthreadpool_task_2d_tile_2d_t,
+            RCUPL_S4, RCUPL_A4)
+RCUPL_RECORDED(pthreadpool_parallelize_3d, pthreadpool_task_3d_t, RCUPL_S3, RCUPL_A3)
+RCUPL_RECORDED(pthreadpool_parallelize_3d_tile_2d, pthreadpool_task_3d_tile_2d_t,
+            RCUPL_S5, RCUPL_A5)
+RCUPL_RECORDED(pthreadpool_parallelize_4d, pthreadpool_task_4d_t, RCUPL_S4, RCUPL_A4)
+RCUPL_RECORDED(pthreadpool_parallelize_4d_tile_2d, pthreadpool_task_4d_tile_2d_t,
+            RCUPL_S6, RCUPL_A6)
+RCUPL_RECORDED(pthreadpool_parallelize_5d, pthreadpool_task_5d_t, RCUPL_S5, RCUPL_A5)
+RCUPL_RECORDED(pthreadpool_parallelize_5d_tile_2d, pthreadpool_task_5d_tile_2d_t,
+            RCUPL_S7, RCUPL_A7)
+RCUPL_RECORDED(pthreadpool_parallelize_6d_tile_2d, pthreadpool_task_6d_tile_2d_t,
+            RCUPL_S8, RCUPL_A8)

@@ -24,7 +24,13 @@ static size_t p_pools_alive(void) {
   rcupool_stats_t s = {0};
   return rcupool_get_stats(rcupool_default(), &s) == 0 ? s.pools_alive : (size_t)-1;
 }
-static int p_barrier(void) { return rcupool_barrier(rcupool_default()); }
+/* A barrier, then the warm pools freed too (they are kept otherwise). */
+static int p_barrier(void) {
+  return rcupool_barrier(rcupool_default()) == 0 &&
+                 rcupool_trim(rcupool_default()) >= 0
+             ? 0
+             : -1;
+}
 
 const plugin_api_t *plugin_api(void) {
   static const plugin_api_t api = {
