@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The churn: for n in 1..16, reset to n threads, load a method (it takes the
 // pool), run it once, drop it. Run under three policies:
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The barrier: rcupool_barrier() waits for the reclaim thread
  * (lib/reclaim.c) to run what was queued before it and to free the pools
@@ -19,7 +20,8 @@
 #include "reclaim_queue.h"
 
 bool rcupl_reclaim_would_wait_for_self(void) {
-  return rcupl_read_ongoing() || rcupl_in_task() || rcupl_worker_on_reclaim_thread();
+  return rcupl_read_ongoing() || rcupl_in_task() ||
+         rcupl_worker_on_reclaim_thread();
 }
 
 static bool rcupl_has_dying_pool(rcupool_t *m) {
@@ -58,8 +60,8 @@ int rcupool_barrier(rcupool_t *m) {
   int err = 0;
   if (rcupl_reclaim_would_wait_for_self()) {
     rcupl_log(RCUPOOL_LOG_ERROR,
-           "barrier: called inside a read-side section, a task or on the "
-           "reclaim thread; it would wait for itself");
+              "barrier: called inside a read-side section, a task or on the "
+              "reclaim thread; it would wait for itself");
     err = -EDEADLK;
   } else if ((err = rcupl_reclaim_drain(m)) != 0 ||
              (rcupl_warm_pass(m, false), (err = rcupl_reclaim_drain(m)) != 0)) {
@@ -67,7 +69,7 @@ int rcupool_barrier(rcupool_t *m) {
      * drain also covers pools the reclaim thread's own pass released
      * (dying, not yet queued: rcupl_reclaim_drain waits for those too). */
     rcupl_log(RCUPOOL_LOG_ERROR,
-           "barrier: cannot start the reclaim thread; frees wait (%d)", err);
+              "barrier: cannot start the reclaim thread; frees wait (%d)", err);
   }
   rcupl_log_deliver();
   return err;

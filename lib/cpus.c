@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * How many threads the default is: the count a pool gets when nobody named
  * one, and the RCUPOOL_NUM_THREADS override.
@@ -71,7 +72,7 @@ struct rcupl_cores {
 /* Counts cpuinfo's cores in the mask (mask NULL: every core). False when
  * cpuinfo cannot initialise. */
 static bool rcupl_cores_in_mask(const cpu_set_t *mask, size_t bytes,
-                             struct rcupl_cores *out) {
+                                struct rcupl_cores *out) {
   out->performance = out->any = 0;
   if (!cpuinfo_initialize()) return false;
   uint32_t ncores = cpuinfo_get_cores_count();
@@ -145,8 +146,9 @@ size_t rcupl_cpus_thread_count(void) {
   char line[sizeof last_line];
   if (quota != 0) {
     if (quota < n) n = quota;
-    snprintf(line, sizeof line, "default size %zu threads: %s; cgroup quota %zu CPUs",
-             n, why, quota);
+    snprintf(line, sizeof line,
+             "default size %zu threads: %s; cgroup quota %zu CPUs", n, why,
+             quota);
   } else {
     snprintf(line, sizeof line, "default size %zu threads: %s; no cgroup quota",
              n, why);
@@ -174,11 +176,11 @@ size_t rcupl_cpus_env_thread_count(void) {
   if (v < 1 || v > RCUPOOL_MAX_THREADS || errno != 0 || end == NULL ||
       *end != '\0') {
     rcupl_log(RCUPOOL_LOG_WARN,
-           "%s=\"%.32s\" is not a thread count in 1..%d; ignored",
-           RCUPOOL_ENV_NUM_THREADS, text, RCUPOOL_MAX_THREADS);
+              "%s=\"%.32s\" is not a thread count in 1..%d; ignored",
+              RCUPOOL_ENV_NUM_THREADS, text, RCUPOOL_MAX_THREADS);
     return 0;
   }
   rcupl_log(RCUPOOL_LOG_INFO, "default size %ld threads: %s=%ld", v,
-         RCUPOOL_ENV_NUM_THREADS, v);
+            RCUPOOL_ENV_NUM_THREADS, v);
   return (size_t)v;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The process-wide manager. Its default size comes from cpus.c; its life
  * across fork() is lib/fork.c's.
@@ -46,12 +47,12 @@ rcupool_t *rcupool_default(void) {
     if (err != 0) {
       m = NULL;
       rcupl_log(RCUPOOL_LOG_ERROR, "default: cannot create the manager (%d)",
-             err);
+                err);
     } else {
       m->is_default = true;
       __atomic_store_n(&default_manager, m, __ATOMIC_RELEASE);
       rcupl_log(RCUPOOL_LOG_DEBUG, "default: manager %p with %zu threads (%s)",
-             (void *)m, rcupool_threads(m), RCUPL_URCU_FLAVOR_NAME);
+                (void *)m, rcupool_threads(m), RCUPL_URCU_FLAVOR_NAME);
     }
   }
   rcupl_mutex_unlock(&default_lock);

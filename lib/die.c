@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The one fatal path, and the one writer of the library's own lines to
  * stderr (the log's default sink, lib/log.c, writes through it too).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Failure injection: the library's allocation and pool-start sites ask
  * rcupl_fault() whether to fail; rcupool's own tests install the hook
@@ -29,5 +30,6 @@ bool rcupl_fault(enum rcupl_fault_site site) {
 _Static_assert(RCUPL_FAULT_SITE_ALLOC == (int)RCUPL_FAULT_ALLOC, "fault sites");
 _Static_assert(RCUPL_FAULT_SITE_POOL_CREATE == (int)RCUPL_FAULT_POOL_CREATE,
                "fault sites");
-_Static_assert(RCUPL_FAULT_SITE_RECLAIM_THREAD == (int)RCUPL_FAULT_RECLAIM_THREAD,
+_Static_assert(RCUPL_FAULT_SITE_RECLAIM_THREAD ==
+                   (int)RCUPL_FAULT_RECLAIM_THREAD,
                "fault sites");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: lib/fault.c's API, failure injection.
  */
@@ -7,8 +8,8 @@
 #include <stdbool.h>
 
 enum rcupl_fault_site {
-  RCUPL_FAULT_ALLOC = 0,         /* any allocation of the library */
-  RCUPL_FAULT_POOL_CREATE = 1,   /* pthreadpool_create() */
+  RCUPL_FAULT_ALLOC = 0,          /* any allocation of the library */
+  RCUPL_FAULT_POOL_CREATE = 1,    /* pthreadpool_create() */
   RCUPL_FAULT_RECLAIM_THREAD = 2, /* the reclaim thread's pthread_create() */
 };
 

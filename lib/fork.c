@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fork(): the least possible in the handlers; the child's pool comes on
  * first use.
@@ -118,7 +119,7 @@ static bool rcupl_every_signal_blocked(void) {
 static void rcupl_fork_prepare(void) {
   if (rcupl_read_ongoing_quiet())
     rcupl_die("fork() inside a read-side section of the forking thread; leave "
-           "the section first (docs/flavours.md, fork)");
+              "the section first (docs/flavours.md, fork)");
   /* bp: another handler of this fork (another copy of rcupool, or the
    * application) may hold liburcu-bp's locks already (FORK-3); a running
    * callback batch may then wait for them, so it cannot be waited out
@@ -175,9 +176,8 @@ static void rcupl_fork_child_default(rcupool_t *m) {
   m->spare = NULL;
   struct rcupl_pool *old = m->current;
   /* current_threads keeps the size the settled pool will have. */
-  rcupl_manager_publish_locked(m, spare, true,
-                            __atomic_load_n(&m->current_threads,
-                                            __ATOMIC_RELAXED));
+  rcupl_manager_publish_locked(
+      m, spare, true, __atomic_load_n(&m->current_threads, __ATOMIC_RELAXED));
   __atomic_store_n(&m->fork_stale, true, __ATOMIC_RELEASE);
   /* No reader of the parent's threads exists here (FORK-6: not even this
    * thread's): the manager's reference of the old pool can go at once. */
@@ -226,12 +226,13 @@ static void rcupl_fork_child(void) {
 static void rcupl_fork_register_once(void) {
   /* Without handlers a fork child inherits locks and pools as they were:
    * rcupool must not be used there. Said once, at load. */
-  int err = pthread_atfork(rcupl_fork_prepare, rcupl_fork_parent, rcupl_fork_child);
+  int err =
+      pthread_atfork(rcupl_fork_prepare, rcupl_fork_parent, rcupl_fork_child);
   if (err != 0)
     rcupl_log(RCUPOOL_LOG_ERROR,
-           "fork: pthread_atfork failed (%d); do not use rcupool in a child "
-           "of fork()",
-           err);
+              "fork: pthread_atfork failed (%d); do not use rcupool in a child "
+              "of fork()",
+              err);
 }
 
 void rcupl_fork_register(void) {

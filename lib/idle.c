@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The idle policy: whether a pool's workers spin or sleep after a job.
  *
@@ -41,13 +42,13 @@ int rcupool_set_idle(rcupool_t *m, rcupool_idle_t idle) {
   uint32_t flags;
   if (!rcupl_idle_flags(idle, &flags)) {
     rcupl_log(RCUPOOL_LOG_ERROR, "set_idle: %d is not an idle policy",
-           (int)idle);
+              (int)idle);
     rcupl_log_deliver();
     return -EINVAL;
   }
   __atomic_store_n(&m->idle_flags, flags, __ATOMIC_RELAXED);
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: idle policy %s", (void *)m,
-         flags != 0 ? "yield" : "spin");
+            flags != 0 ? "yield" : "spin");
   rcupl_log_deliver();
   return 0;
 }

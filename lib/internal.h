@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: every private header of lib/, for the files of lib/ that include
  * them all.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the process may have: the library's own maximum thread count, the
  * CPU quota of the process's cgroup, and room for a pool's threads to
@@ -54,7 +55,7 @@
 int rcupl_limits_check_threads(const char *call, size_t threads) {
   if (threads <= RCUPOOL_MAX_THREADS) return 0;
   rcupl_log(RCUPOOL_LOG_ERROR, "%s: %zu threads is above the maximum %d", call,
-         threads, RCUPOOL_MAX_THREADS);
+            threads, RCUPOOL_MAX_THREADS);
   return -EINVAL;
 }
 
@@ -83,7 +84,7 @@ bool rcupl_limits_threads_can_start(size_t threads) {
   pthread_t *t = malloc(threads * sizeof(*t));
   if (t == NULL) return false;
   struct rcupl_probe pr = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                        false};
+                           false};
   size_t started = 0;
   while (started < threads &&
          pthread_create(&t[started], NULL, rcupl_probe_main, &pr) == 0)
@@ -149,8 +150,8 @@ static size_t rcupl_quota_cpus(uint64_t quota, uint64_t period) {
 /* The length of text without trailing blanks and newlines. */
 static size_t rcupl_trimmed_len(const char *text) {
   size_t n = strlen(text);
-  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' ' ||
-                   text[n - 1] == '\t'))
+  while (n > 0 &&
+         (text[n - 1] == '\n' || text[n - 1] == ' ' || text[n - 1] == '\t'))
     n--;
   return n;
 }
@@ -175,8 +176,9 @@ int rcupl_limits_parse_cpu_max(const char *text, size_t *cpus) {
 }
 
 int rcupl_limits_parse_cfs(const char *quota_text, const char *period_text,
-                        size_t *cpus) {
-  size_t qn = rcupl_trimmed_len(quota_text), pn = rcupl_trimmed_len(period_text);
+                           size_t *cpus) {
+  size_t qn = rcupl_trimmed_len(quota_text),
+         pn = rcupl_trimmed_len(period_text);
   uint64_t quota, period;
   if (!rcupl_parse_positive(period_text, pn, &period)) return -EINVAL;
   if (qn == 2 && memcmp(quota_text, "-1", 2) == 0) {
@@ -210,15 +212,15 @@ static int rcupl_read_level(const char *dir, bool v2, size_t *cpus) {
   }
   if (err != 0) {
     int an = (int)rcupl_trimmed_len(a), bn = (int)rcupl_trimmed_len(b);
-    for (int i = 0; i < an; i++)  /* log printable text only */
+    for (int i = 0; i < an; i++) /* log printable text only */
       if (a[i] < 0x20 || a[i] > 0x7e) a[i] = '?';
     for (int i = 0; i < bn; i++)
       if (b[i] < 0x20 || b[i] > 0x7e) b[i] = '?';
     /* The reason first: a long path may be cut at the log's 255 bytes. */
     rcupl_log(RCUPOOL_LOG_WARN,
-           "cgroup: not a CPU quota, ignored: \"%.*s\"%s%.*s%s in %s",
-           an > 32 ? 32 : an, a, v2 ? "" : " (period \"",
-           v2 ? 0 : (bn > 32 ? 32 : bn), v2 ? "" : b, v2 ? "" : "\")", path);
+              "cgroup: not a CPU quota, ignored: \"%.*s\"%s%.*s%s in %s",
+              an > 32 ? 32 : an, a, v2 ? "" : " (period \"",
+              v2 ? 0 : (bn > 32 ? 32 : bn), v2 ? "" : b, v2 ? "" : "\")", path);
     return 0;
   }
   return 1;
@@ -227,7 +229,7 @@ static int rcupl_read_level(const char *dir, bool v2, size_t *cpus) {
 /* Walks from mount/cgroup up to mount; the smallest quota wins. Returns
  * whether any level had the file(s); *cpus is 0 when none set a quota. */
 static bool rcupl_walk_cgroup(const char *root, const char *mount,
-                           const char *cgroup, bool v2, size_t *cpus) {
+                              const char *cgroup, bool v2, size_t *cpus) {
   char rel[PATH_MAX];
   if (snprintf(rel, sizeof rel, "%s", cgroup) >= (int)sizeof rel) return false;
   size_t n = strlen(rel);
@@ -294,7 +296,8 @@ size_t rcupl_limits_cgroup_cpus(const char *root) {
   struct rcupl_self_cgroup cg;
   rcupl_parse_self_cgroup(self, &cg);
   size_t cpus = 0;
-  if (cg.have_v2 && rcupl_walk_cgroup(root, "/sys/fs/cgroup", cg.v2, true, &cpus))
+  if (cg.have_v2 &&
+      rcupl_walk_cgroup(root, "/sys/fs/cgroup", cg.v2, true, &cpus))
     return cpus;
   if (cg.have_v1)
     rcupl_walk_cgroup(root, "/sys/fs/cgroup/cpu", cg.v1, false, &cpus);
@@ -308,4 +311,3 @@ size_t rcupl_limits_cpu_quota(void) {
   rcupl_mutex_unlock(&limits_lock);
   return rcupl_limits_cgroup_cpus(root);
 }
-

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: lib/limits.c's API: the library's maximum, the cgroup quota, room for
  * threads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The library's lock wrappers (lock.h): the per-thread count
  * of rcupool locks held and the one death of a failed lock call.
@@ -25,7 +26,7 @@ void rcupl_lock_failed(const char *file, int line, const char *what, int err) {
 }
 
 void rcupl_cond_wait_ns_at(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ns,
-                        const char *file, int line) {
+                           const char *file, int line) {
   struct timespec at;
   clock_gettime(CLOCK_REALTIME, &at);
   uint64_t nsec = (uint64_t)at.tv_nsec + ns % 1000000000u;

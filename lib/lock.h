@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: lib/lock.c's API, the library's locks.
  */
@@ -16,23 +17,24 @@ void rcupl_lock_failed(const char *file, int line, const char *what, int err)
     __attribute__((noreturn, cold));
 #define rcupl_mutex_lock(mu) rcupl_mutex_lock_at((mu), __FILE__, __LINE__)
 #define rcupl_mutex_unlock(mu) rcupl_mutex_unlock_at((mu), __FILE__, __LINE__)
-#define rcupl_cond_wait(cv, mu) rcupl_cond_wait_at((cv), (mu), __FILE__, __LINE__)
+#define rcupl_cond_wait(cv, mu) \
+  rcupl_cond_wait_at((cv), (mu), __FILE__, __LINE__)
 static inline void rcupl_mutex_lock_at(pthread_mutex_t *mu, const char *file,
-                                    int line) {
+                                       int line) {
   int err = pthread_mutex_lock(mu);
   if (__builtin_expect(err != 0, 0))
     rcupl_lock_failed(file, line, "pthread_mutex_lock", err);
   rcupl_locks_held++;
 }
 static inline void rcupl_mutex_unlock_at(pthread_mutex_t *mu, const char *file,
-                                      int line) {
+                                         int line) {
   rcupl_locks_held--;
   int err = pthread_mutex_unlock(mu);
   if (__builtin_expect(err != 0, 0))
     rcupl_lock_failed(file, line, "pthread_mutex_unlock", err);
 }
 static inline void rcupl_cond_wait_at(pthread_cond_t *cv, pthread_mutex_t *mu,
-                                   const char *file, int line) {
+                                      const char *file, int line) {
   int err = pthread_cond_wait(cv, mu);
   if (__builtin_expect(err != 0, 0))
     rcupl_lock_failed(file, line, "pthread_cond_wait", err);
@@ -44,6 +46,6 @@ static inline void rcupl_cond_wait_at(pthread_cond_t *cv, pthread_mutex_t *mu,
 #define rcupl_cond_wait_ns(cv, mu, ns) \
   rcupl_cond_wait_ns_at((cv), (mu), (ns), __FILE__, __LINE__)
 void rcupl_cond_wait_ns_at(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ns,
-                        const char *file, int line);
+                           const char *file, int line);
 
 #endif /* RCUPOOL_LIB_LOCK_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The log: a bounded record queue filled by the library, emptied on the
  * application's own threads.
@@ -70,13 +71,13 @@ static struct {
   pthread_cond_t calls_done; /* rcupool_set_log() waits for old calls */
   /* Under mu. */
   rcupool_log_record_t ring[RCUPL_LOG_QUEUE];
-  uint64_t head, tail;       /* tail - head records queued */
-  uint64_t dropped;          /* ever (stats) */
-  uint64_t dropped_unsaid;   /* not yet told to a hook */
-  rcupool_log_fn fn;         /* NULL: the default sink (or held) */
+  uint64_t head, tail;     /* tail - head records queued */
+  uint64_t dropped;        /* ever (stats) */
+  uint64_t dropped_unsaid; /* not yet told to a hook */
+  rcupool_log_fn fn;       /* NULL: the default sink (or held) */
   void *ctx;
-  bool held;                 /* rcupool_log_hold(): queue for log_take */
-  uint64_t epoch;            /* bumped by every change of sink */
+  bool held;      /* rcupool_log_hold(): queue for log_take */
+  uint64_t epoch; /* bumped by every change of sink */
   struct rcupl_log_call *calls;
   /* Atomic, read without mu. */
   int min_level;
@@ -96,12 +97,14 @@ static void rcupl_log_pending_update_locked(void) {
 
 static const char *const level_names[] = {"debug", "info", "warning", "error"};
 
-static void rcupl_log_write_stderr(rcupool_log_level_t level, const char *text) {
+static void rcupl_log_write_stderr(rcupool_log_level_t level,
+                                   const char *text) {
   char line[RCUPOOL_LOG_MESSAGE_MAX + 32];
   int n = snprintf(line, sizeof line, "rcupool: %s: %s\n", level_names[level],
                    text);
   if (n < 0) return;
-  rcupl_write_stderr(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+  rcupl_write_stderr(line,
+                     (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 static void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap)
@@ -167,8 +170,9 @@ static int rcupl_log_pop_locked(rcupool_log_record_t *out) {
 }
 
 static bool rcupl_log_may_deliver(void) {
-  return delivering == 0 && rcupl_locks_held == 0 && !rcupl_worker_on_reclaim_thread() &&
-         !rcupl_in_task() && !rcupl_read_ongoing_quiet();
+  return delivering == 0 && rcupl_locks_held == 0 &&
+         !rcupl_worker_on_reclaim_thread() && !rcupl_in_task() &&
+         !rcupl_read_ongoing_quiet();
 }
 
 void rcupl_log_deliver_slow(void) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: lib/log.c's API inside the library: delivery, the drop count, the fork
  * handlers' part and the library's own logging.
@@ -18,8 +19,8 @@
 extern size_t rcupl_log_pending;
 void rcupl_log_deliver_slow(void);
 static inline void rcupl_log_deliver(void) {
-  if (__builtin_expect(__atomic_load_n(&rcupl_log_pending, __ATOMIC_RELAXED) != 0,
-                       0))
+  if (__builtin_expect(
+          __atomic_load_n(&rcupl_log_pending, __ATOMIC_RELAXED) != 0, 0))
     rcupl_log_deliver_slow();
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The manager: creation, destruction, the publish step, and what can be
  * read about it.
@@ -60,22 +61,20 @@ static void rcupl_manager_unlist(rcupool_t *m) {
 
 void rcupl_managers_fork_prepare(void) {
   rcupl_mutex_lock(&managers_mu);
-  for (struct cds_list_head *it = managers.next; it != &managers;
-       it = it->next)
+  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
     rcupl_mutex_lock(&caa_container_of(it, struct rcupool_manager, all)->lock);
 }
 
 void rcupl_managers_fork_parent(void) {
-  for (struct cds_list_head *it = managers.next; it != &managers;
-       it = it->next)
-    rcupl_mutex_unlock(&caa_container_of(it, struct rcupool_manager, all)->lock);
+  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
+    rcupl_mutex_unlock(
+        &caa_container_of(it, struct rcupool_manager, all)->lock);
   rcupl_mutex_unlock(&managers_mu);
 }
 
 void rcupl_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx) {
   rcupl_mutex_lock(&managers_mu);
-  for (struct cds_list_head *it = managers.next; it != &managers;
-       it = it->next)
+  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
     fn(caa_container_of(it, struct rcupool_manager, all), ctx);
   rcupl_mutex_unlock(&managers_mu);
 }
@@ -91,7 +90,7 @@ void rcupl_managers_fork_child(void (*each)(rcupool_t *m)) {
 }
 
 uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
-                                   bool is_new, size_t threads) {
+                                      bool is_new, size_t threads) {
   if (is_new) {
     rcupl_pools_add_locked(m, p);
     m->pools_created++;
@@ -114,7 +113,7 @@ size_t rcupl_manager_default_threads(const rcupool_t *m) {
  * rcupl_cpus_thread_count()) and the idle policy idle_flags (IDLE-1: before
  * the first pool's census reads it). For rcupool_create() only. */
 static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
-                           uint32_t idle_flags) {
+                              uint32_t idle_flags) {
   memset(m, 0, sizeof(*m));
   CDS_INIT_LIST_HEAD(&m->pools);
   m->default_threads = default_threads;
@@ -138,12 +137,14 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
   rcupl_manager_publish_locked(m, p, true, p->threads);
   rcupl_mutex_unlock(&m->lock);
   rcupl_mutex_unlock(&m->writer);
-  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: publish pool %p (%zu threads) gen 1",
-         (void *)m, (void *)p, p->threads);
+  rcupl_log(RCUPOOL_LOG_DEBUG,
+            "manager %p: publish pool %p (%zu threads) gen 1", (void *)m,
+            (void *)p, p->threads);
   return 0;
 }
 
-static int rcupl_manager_create(const rcupool_options_t *opts, rcupool_t **out) {
+static int rcupl_manager_create(const rcupool_options_t *opts,
+                                rcupool_t **out) {
   if (out == NULL) return -EINVAL;
   size_t threads = opts != NULL ? opts->threads : 0;
   if (rcupl_limits_check_threads("create", threads) != 0) return -EINVAL;
@@ -156,7 +157,7 @@ static int rcupl_manager_create(const rcupool_options_t *opts, rcupool_t **out) 
   uint32_t warm_ms = opts != NULL ? opts->warm_ms : 0;
   if (warm_ms > RCUPOOL_WARM_MS_MAX) {
     rcupl_log(RCUPOOL_LOG_ERROR, "create: warm_ms %u is above the maximum %u",
-           (unsigned)warm_ms, (unsigned)RCUPOOL_WARM_MS_MAX);
+              (unsigned)warm_ms, (unsigned)RCUPOOL_WARM_MS_MAX);
     return -EINVAL;
   }
   rcupool_t *m = NULL;
@@ -168,7 +169,8 @@ static int rcupl_manager_create(const rcupool_options_t *opts, rcupool_t **out) 
   int err = rcupl_manager_init(m, threads, idle_flags);
   if (err != 0) {
     free(m);
-    rcupl_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)", err);
+    rcupl_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)",
+              err);
     return err;
   }
   if (opts != NULL) rcupl_warm_set(m, opts->warm_ms, opts->warm_pools);
@@ -195,14 +197,14 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   if (m == NULL) return 0;
   if (m->is_default) {
     rcupl_log(RCUPOOL_LOG_ERROR,
-           "destroy: manager %p is the process-wide manager; refused",
-           (void *)m);
+              "destroy: manager %p is the process-wide manager; refused",
+              (void *)m);
     return -EPERM;
   }
   if (rcupl_reclaim_would_wait_for_self()) {
     rcupl_log(RCUPOOL_LOG_ERROR,
-           "destroy: called inside a read-side section, a task or on the "
-           "reclaim thread; it would wait for itself");
+              "destroy: called inside a read-side section, a task or on the "
+              "reclaim thread; it would wait for itself");
     return -EDEADLK;
   }
   /* Nothing is changed unless the reclaim thread runs: every wait below
@@ -210,8 +212,8 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   int err = rcupl_reclaim_ensure_thread();
   if (err != 0) {
     rcupl_log(RCUPOOL_LOG_ERROR,
-           "destroy: cannot start the reclaim thread (%d); nothing freed",
-           err);
+              "destroy: cannot start the reclaim thread (%d); nothing freed",
+              err);
     return err;
   }
   rcupl_mutex_lock(&m->writer);
@@ -221,7 +223,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
     rcupl_mutex_unlock(&m->lock);
     rcupl_mutex_unlock(&m->writer);
     rcupl_log(RCUPOOL_LOG_WARN, "destroy: manager %p still has %zu pins",
-           (void *)m, pins);
+              (void *)m, pins);
     return -EBUSY;
   }
   struct rcupl_pool *cur = m->current;
@@ -263,7 +265,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   rcupl_mutex_unlock(&m->writer);
   rcupl_manager_unlist(m);
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
-         (void *)m, created);
+            (void *)m, created);
   pthread_mutex_destroy(&m->writer);
   pthread_mutex_destroy(&m->lock);
   free(m);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: the manager (lib/manager.c): its struct, its pool list and the
  * publish step, shared by lib/ only.
@@ -30,8 +31,8 @@ struct rcupool_manager {
   /* RCU-published: stored with release under writer and lock, loaded with
    * acquire by readers. Never NULL between create and destroy. */
   struct rcupl_pool *current;
-  uint64_t generation;     /* atomic; written under lock */
-  size_t current_threads;  /* atomic; written under lock */
+  uint64_t generation;    /* atomic; written under lock */
+  size_t current_threads; /* atomic; written under lock */
 
   pthread_mutex_t writer;
   pthread_mutex_t lock;
@@ -75,10 +76,10 @@ struct rcupool_manager {
 /* Iterates over m's pools. Unlike cds_list_for_each_entry, never forms a
  * pool pointer from the list head itself (that would be a misaligned
  * struct pointer, which UBSan rightly rejects). */
-#define rcupl_for_each_pool(p, m)                                              \
-  for (struct cds_list_head *rcupl_it_ = (m)->pools.next;                      \
-       rcupl_it_ != &(m)->pools &&                                             \
-       ((p) = caa_container_of(rcupl_it_, struct rcupl_pool, node), 1);           \
+#define rcupl_for_each_pool(p, m)                                       \
+  for (struct cds_list_head *rcupl_it_ = (m)->pools.next;               \
+       rcupl_it_ != &(m)->pools &&                                      \
+       ((p) = caa_container_of(rcupl_it_, struct rcupl_pool, node), 1); \
        rcupl_it_ = rcupl_it_->next)
 
 /* m->pools is also walked without m->lock, inside a read-side section, by a
@@ -103,11 +104,11 @@ static inline void rcupl_pools_del_locked(struct rcupl_pool *p) {
   __atomic_store_n(&prev->next, next, __ATOMIC_RELEASE);
 }
 
-#define rcupl_for_each_pool_rcu(p, m)                                          \
-  for (struct cds_list_head *rcupl_it_ =                                       \
-           __atomic_load_n(&(m)->pools.next, __ATOMIC_ACQUIRE);             \
-       rcupl_it_ != &(m)->pools &&                                             \
-       ((p) = caa_container_of(rcupl_it_, struct rcupl_pool, node), 1);           \
+#define rcupl_for_each_pool_rcu(p, m)                                   \
+  for (struct cds_list_head *rcupl_it_ =                                \
+           __atomic_load_n(&(m)->pools.next, __ATOMIC_ACQUIRE);         \
+       rcupl_it_ != &(m)->pools &&                                      \
+       ((p) = caa_container_of(rcupl_it_, struct rcupl_pool, node), 1); \
        rcupl_it_ = __atomic_load_n(&rcupl_it_->next, __ATOMIC_ACQUIRE))
 
 /* The count 0 stands for in rcupool_reset() and rcupool_pin_sized(): the
@@ -125,7 +126,7 @@ size_t rcupl_manager_default_threads(const rcupool_t *m);
  * and m->writer held (or, in the fork child handler, as the only thread).
  * Returns the new generation. */
 uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
-                                   bool is_new, size_t threads);
+                                      bool is_new, size_t threads);
 
 /* Fork handlers' part of manager.c (MANAGER-6): prepare takes the list's
  * lock and then every manager's lock; parent releases them; child calls
@@ -139,6 +140,7 @@ void rcupl_managers_fork_child(void (*each)(rcupool_t *m));
 void rcupl_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx);
 
 /* The layout rcupool/inline.h reads (see there). */
-_Static_assert(offsetof(struct rcupool_manager, current) == 0, "inline.h layout");
+_Static_assert(offsetof(struct rcupool_manager, current) == 0,
+               "inline.h layout");
 
 #endif /* RCUPOOL_LIB_MANAGER_INTERNAL_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Reader registration for the memb flavour (compiled into every build; it is
  * empty unless RCUPOOL_URCU_MEMB is defined).

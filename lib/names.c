@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Thread names: rcupool's threads say whose they are in top -H, perf, gdb
  * and /proc/<pid>/task/<tid>/comm.

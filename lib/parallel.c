@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Scopes and parallel dispatch.
  *
@@ -48,7 +49,9 @@ static __thread struct rcupl_scope_stack scope
     __attribute__((tls_model("initial-exec")));
 static __thread const struct rcupl_pool *dispatching;
 
-const struct rcupl_pool *rcupl_parallel_dispatching(void) { return dispatching; }
+const struct rcupl_pool *rcupl_parallel_dispatching(void) {
+  return dispatching;
+}
 
 void rcupool_scope_enter(const rcupool_pin_t *pin) {
   if (pin == NULL || pin->pool_ == NULL)
@@ -90,15 +93,16 @@ static void rcupl_run_tile(void *arg, size_t start, size_t tile) {
 }
 
 static void rcupl_dispatch(pthreadpool_t tp, size_t threads,
-                        pthreadpool_task_1d_t task, void *ctx, size_t range,
-                        uint32_t flags) {
+                           pthreadpool_task_1d_t task, void *ctx, size_t range,
+                           uint32_t flags) {
   struct rcupl_dispatch d = {.task = task, .ctx = ctx};
   /* Tiles of several items amortise the per-tile bookkeeping (ours and
    * pthreadpool's); four tiles a thread leave room for work stealing. */
   size_t tile = range / (threads * 4);
   if (tile == 0) tile = 1;
   RCUPL_TSAN_RELEASE(&d.start);
-  pthreadpool_parallelize_1d_tile_1d(tp, rcupl_run_tile, &d, range, tile, flags);
+  pthreadpool_parallelize_1d_tile_1d(tp, rcupl_run_tile, &d, range, tile,
+                                     flags);
   RCUPL_TSAN_ACQUIRE(&d.end);
 }
 
@@ -114,9 +118,9 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
   struct rcupl_pool *p;
   if (pin != NULL) {
     p = pin->pool_; /* PARALLEL-5: the only read of the pin */
-    if (p == NULL) /* PARALLEL-1 broken by the caller */
+    if (p == NULL)  /* PARALLEL-1 broken by the caller */
       rcupl_die("parallelize: the pin of this thread's scope was unpinned "
-             "before the scope was left");
+                "before the scope was left");
     rcupl_pool_get_dispatch(p); /* the pin holds p (PARALLEL-2) */
   } else {
     rcupl_fork_settle(m);
@@ -132,7 +136,7 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
     rcupl_task_run(task, ctx, 0, range);
   else
     rcupl_dispatch(p->tp, p->threads, task, ctx, range,
-                flags | rcupl_idle_flags_of(m));
+                   flags | rcupl_idle_flags_of(m));
   dispatching = NULL;
   if (rcupl_pool_put_dispatch(p)) rcupl_reclaim_free_later(p);
   rcupl_log_deliver(); /* what the tasks or a fork child's settle logged */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Pins: a holder's claim on one pool, in caller-owned storage.
  *
@@ -41,8 +42,8 @@
 
 #include "internal.h"
 
-static void rcupl_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rcupl_pool *p,
-                        uint64_t gen) {
+static void rcupl_pin_fill(rcupool_pin_t *pin, rcupool_t *m,
+                           struct rcupl_pool *p, uint64_t gen) {
   pin->pool_ = p;
   pin->manager_ = m;
   pin->threadpool_ = p->tp;
@@ -51,8 +52,8 @@ static void rcupl_pin_fill(rcupool_pin_t *pin, rcupool_t *m, struct rcupl_pool *
 }
 
 __attribute__((noinline)) static int rcupl_pin_sized_slow(rcupool_t *m,
-                                                       size_t threads,
-                                                       rcupool_pin_t *pin);
+                                                          size_t threads,
+                                                          rcupool_pin_t *pin);
 
 /* The one way a pin is taken once its arguments are checked: on the
  * current pool when that has `threads` threads (0: any size), as PIN-1
@@ -62,7 +63,8 @@ __attribute__((always_inline)) static inline int rcupl_pin_take(
     rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
   uint64_t gen;
   struct rcupl_pool *p = rcupl_read_get_current(m, threads, &gen);
-  if (__builtin_expect(p == NULL, 0)) return rcupl_pin_sized_slow(m, threads, pin);
+  if (__builtin_expect(p == NULL, 0))
+    return rcupl_pin_sized_slow(m, threads, pin);
   rcupl_pin_fill(pin, m, p, gen);
   return 0;
 }
@@ -72,7 +74,7 @@ __attribute__((always_inline)) static inline int rcupl_pin_take(
  * thread liburcu has not met yet) takes the checked path, which does the
  * same with every check and call. */
 static inline bool rcupl_pin_fast_ok(const rcupool_t *m,
-                                  const rcupool_pin_t *pin) {
+                                     const rcupool_pin_t *pin) {
   return m != NULL && pin != NULL && pin->pool_ == NULL &&
          !__atomic_load_n(&m->fork_stale, __ATOMIC_ACQUIRE) &&
          rcupl_rcu_reader_ready();
@@ -81,7 +83,8 @@ static inline bool rcupl_pin_fast_ok(const rcupool_t *m,
 static int rcupl_pin_checked_body(rcupool_t *m, rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
   if (pin->pool_ != NULL) {
-    rcupl_log(RCUPOOL_LOG_WARN, "pin: pin %p already holds a pool", (void *)pin);
+    rcupl_log(RCUPOOL_LOG_WARN, "pin: pin %p already holds a pool",
+              (void *)pin);
     return -EBUSY;
   }
   rcupl_fork_settle(m); /* a fork child's first pin gets the real pool */
@@ -90,7 +93,7 @@ static int rcupl_pin_checked_body(rcupool_t *m, rcupool_pin_t *pin) {
 
 /* The checked paths are where a pin can log: they deliver (LOG-1). */
 __attribute__((noinline)) static int rcupl_pin_checked(rcupool_t *m,
-                                                    rcupool_pin_t *pin) {
+                                                       rcupool_pin_t *pin) {
   int err = rcupl_pin_checked_body(m, pin);
   rcupl_log_deliver();
   return err;
@@ -105,7 +108,8 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
 /* A live pool of `threads` threads, current or not, with a reference taken
  * for the caller (SIZED-1). Called with m->lock held. The pool found is
  * marked used (WARM-3). */
-static struct rcupl_pool *rcupl_sized_find_locked(rcupool_t *m, size_t threads) {
+static struct rcupl_pool *rcupl_sized_find_locked(rcupool_t *m,
+                                                  size_t threads) {
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
     if (rcupl_pool_tryget_sized(p, threads)) {
@@ -122,7 +126,7 @@ static struct rcupl_pool *rcupl_sized_find_locked(rcupool_t *m, size_t threads) 
  * (refs zero) fails rcupl_pool_tryget(). *gen is the manager's generation
  * then (SIZED-5). */
 static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,
-                                          uint64_t *gen) {
+                                                uint64_t *gen) {
   struct rcupl_pool *p, *found = NULL;
   rcupl_rcu_read_lock();
   rcupl_for_each_pool_rcu(p, m) {
@@ -152,9 +156,9 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
     if (err != 0) {
       rcupl_mutex_unlock(&m->writer);
       rcupl_log(RCUPOOL_LOG_ERROR,
-             "pin_sized: cannot start a pool of %zu threads (%d); nothing "
-             "changed",
-             threads, err);
+                "pin_sized: cannot start a pool of %zu threads (%d); nothing "
+                "changed",
+                threads, err);
       rcupl_log_deliver();
       return err;
     }
@@ -165,9 +169,9 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
     gen = m->generation;
     rcupl_mutex_unlock(&m->lock);
     rcupl_log(RCUPOOL_LOG_DEBUG,
-           "manager %p: start pool %p (%zu threads) for a sized pin; never "
-           "current",
-           (void *)m, (void *)p, p->threads);
+              "manager %p: start pool %p (%zu threads) for a sized pin; never "
+              "current",
+              (void *)m, (void *)p, p->threads);
   }
   rcupl_mutex_unlock(&m->writer);
   rcupl_pin_fill(pin, m, p, gen);
@@ -180,22 +184,23 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
  * section, no lock), else a new one. Out of line and free of the locked
  * path's calls, so it saves no register before the walk. */
 __attribute__((noinline)) static int rcupl_pin_sized_slow(rcupool_t *m,
-                                                       size_t threads,
-                                                       rcupool_pin_t *pin) {
+                                                          size_t threads,
+                                                          rcupool_pin_t *pin) {
   uint64_t gen;
   struct rcupl_pool *p = rcupl_sized_find_live(m, threads, &gen);
-  if (__builtin_expect(p == NULL, 0)) return rcupl_pin_sized_new(m, threads, pin);
+  if (__builtin_expect(p == NULL, 0))
+    return rcupl_pin_sized_new(m, threads, pin);
   rcupl_pin_fill(pin, m, p, gen);
   return 0;
 }
 
 static int rcupl_pin_sized_checked_body(rcupool_t *m, size_t threads,
-                                     rcupool_pin_t *pin) {
+                                        rcupool_pin_t *pin) {
   if (m == NULL || pin == NULL) return -EINVAL;
   if (rcupl_limits_check_threads("pin_sized", threads) != 0) return -EINVAL;
   if (pin->pool_ != NULL) {
     rcupl_log(RCUPOOL_LOG_WARN, "pin_sized: pin %p already holds a pool",
-           (void *)pin);
+              (void *)pin);
     return -EBUSY;
   }
   if (threads == 0) threads = rcupl_manager_default_threads(m);
@@ -231,9 +236,9 @@ void rcupool_unpin(rcupool_pin_t *pin) {
   struct rcupl_pool *p = pin->pool_;
   if (p == NULL) {
     rcupl_log(RCUPOOL_LOG_WARN,
-           "unpin: pin %p is empty (never pinned or already released); "
-           "ignored",
-           (void *)pin);
+              "unpin: pin %p is empty (never pinned or already released); "
+              "ignored",
+              (void *)pin);
     rcupl_log_deliver();
     return;
   }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The pool object: a pthreadpool_t of a fixed thread count and its
  * reference count (see pool.h for what the references are).
@@ -34,7 +35,8 @@ int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out) {
   memset(p, 0, sizeof(*p));
 
   pthreadpool_t tp = NULL;
-  if (!rcupl_fault(RCUPL_FAULT_POOL_CREATE) && rcupl_limits_threads_can_start(threads - 1)) {
+  if (!rcupl_fault(RCUPL_FAULT_POOL_CREATE) &&
+      rcupl_limits_threads_can_start(threads - 1)) {
     /* pthreadpool_create(n) starts n-1 workers; the caller is the n-th. */
     tp = pthreadpool_create(threads);
   }
@@ -59,12 +61,14 @@ void rcupl_pool_put_underflow(struct rcupl_pool *p) {
 }
 
 void rcupl_pool_get_dispatch(struct rcupl_pool *p) {
-  size_t old = __atomic_fetch_add(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_RELAXED);
+  size_t old =
+      __atomic_fetch_add(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_RELAXED);
   if (old == 0) rcupl_die("parallelize: pool %p reached at refs 0", (void *)p);
 }
 
 bool rcupl_pool_put_dispatch(struct rcupl_pool *p) {
-  size_t old = __atomic_fetch_sub(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_ACQ_REL);
+  size_t old =
+      __atomic_fetch_sub(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_ACQ_REL);
   if (old < RCUPL_DISPATCH_REF)
     rcupl_die("dispatch reference underflow on pool %p", (void *)p);
   return old == RCUPL_DISPATCH_REF;
@@ -73,7 +77,7 @@ bool rcupl_pool_put_dispatch(struct rcupl_pool *p) {
 void rcupl_pool_check(const struct rcupl_pool *p, const char *where) {
   if (p->canary != RCUPL_POOL_CANARY)
     rcupl_die("%s: pool %p used after free (canary %#llx)", where,
-           (const void *)p, (unsigned long long)p->canary);
+              (const void *)p, (unsigned long long)p->canary);
 }
 
 /* POOL-5: the pthreadpools of pools orphaned by fork(), pushed by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: the pool object (lib/pool.c), shared by lib/ only.
  *
@@ -53,7 +54,7 @@
 
 /* pool->canary while the pool may be used; poisoned just before it is freed,
  * so a use after free is caught by tests even without a sanitizer. */
-#define RCUPL_POOL_CANARY UINT64_C(0x52435550504f4f4c)   /* "RCUPPOOL" */
+#define RCUPL_POOL_CANARY UINT64_C(0x52435550504f4f4c) /* "RCUPPOOL" */
 #define RCUPL_POOL_POISON UINT64_C(0xdeaddeaddeaddead)
 
 struct rcupl_pool {
@@ -64,7 +65,7 @@ struct rcupl_pool {
   rcupool_t *manager;
 
   /* Written under manager->lock (atomically, as readers may load them). */
-  uint64_t generation;       /* generation at which it last became current;
+  uint64_t generation; /* generation at which it last became current;
                                 0 while it never was (a pool started for
                                 rcupool_pin_sized(), see pin.c) */
 
@@ -110,7 +111,8 @@ static inline bool rcupl_pool_tryget(struct rcupl_pool *p) {
 /* The one test of the searches for a pool of a size (a reset's reuse,
  * RESET-2; a sized pin's, SIZED-1): p has `threads` threads, did not lose
  * them to fork(), and a reference was taken (it is not dying). */
-static inline bool rcupl_pool_tryget_sized(struct rcupl_pool *p, size_t threads) {
+static inline bool rcupl_pool_tryget_sized(struct rcupl_pool *p,
+                                           size_t threads) {
   return p->threads == threads && !p->fork_orphan && rcupl_pool_tryget(p);
 }
 

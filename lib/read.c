@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The read side: RCU read-side sections and the current pool.
  *
@@ -55,8 +56,8 @@ static inline pthreadpool_t rcupl_read_current_tp(rcupool_t *m) {
 
 /* The thread's first section (liburcu meets the thread): out of line, so
  * the usual path makes no call and saves no register. */
-__attribute__((noinline, cold)) static pthreadpool_t rcupl_read_lock_current_first(
-    rcupool_t *m) {
+__attribute__((noinline, cold)) static pthreadpool_t
+rcupl_read_lock_current_first(rcupool_t *m) {
   rcupl_rcu_read_lock();
   return rcupl_read_current_tp(m);
 }
@@ -70,6 +71,8 @@ pthreadpool_t rcupool_read_lock_current(rcupool_t *m) {
 
 bool rcupl_read_ongoing(void) { return rcupl_rcu_read_ongoing() != 0; }
 
-bool rcupl_read_ongoing_quiet(void) { return rcupl_rcu_read_ongoing_quiet() != 0; }
+bool rcupl_read_ongoing_quiet(void) {
+  return rcupl_rcu_read_ongoing_quiet() != 0;
+}
 
 pthreadpool_t rcupool_current(rcupool_t *m) { return rcupl_read_current_tp(m); }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: lib/read.c's API inside the library, and the inlined read of the
  * current pool.
@@ -31,8 +32,9 @@ void rcupl_read_unlock(void);
  * in *gen; when threads is not 0 and the current pool has another size,
  * NULL and nothing taken. A count of 0 before the reference is fatal: a
  * pool reached from a section holds its current or retire reference. */
-static inline struct rcupl_pool *rcupl_read_get_current(rcupool_t *m, size_t threads,
-                                                  uint64_t *gen) {
+static inline struct rcupl_pool *rcupl_read_get_current(rcupool_t *m,
+                                                        size_t threads,
+                                                        uint64_t *gen) {
   size_t refs_before = 1;
   rcupl_rcu_read_lock();
   struct rcupl_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);

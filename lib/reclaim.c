@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Reclamation: rcupool's own reclaim thread, the grace-period callbacks,
  * and frees handed over by unpins, dispatches and destroy. The barrier that
@@ -75,9 +76,9 @@
 #include "reclaim_queue.h"
 
 struct rcupl_reclaim_queue rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
-                              .wake = PTHREAD_COND_INITIALIZER,
-                              .done_cv = PTHREAD_COND_INITIALIZER,
-                              .phase = RCUPL_IDLE};
+                                 .wake = PTHREAD_COND_INITIALIZER,
+                                 .done_cv = PTHREAD_COND_INITIALIZER,
+                                 .phase = RCUPL_IDLE};
 
 static pthread_mutex_t gp_gate = PTHREAD_MUTEX_INITIALIZER; /* RECLAIM-11 */
 
@@ -136,9 +137,9 @@ static void rcupl_reclaim_wake_unlock(bool start, const char *waiting) {
   rcupl_mutex_unlock(&rq.mu);
   if (err != 0)
     rcupl_log(RCUPOOL_LOG_ERROR,
-           "reclaim: cannot start the reclaim thread (%d); %s wait for the "
-           "next try",
-           err, waiting);
+              "reclaim: cannot start the reclaim thread (%d); %s wait for the "
+              "next try",
+              err, waiting);
 }
 
 void rcupl_reclaim_warm_kick(uint64_t due) {
@@ -230,10 +231,10 @@ static void rcupl_reclaim_push(struct rcupl_work *w, bool start) {
  * never used (a retire's last put) or the item now running, whose next
  * the thread has already read. */
 static void rcupl_stop_and_defer_free(rcupool_t *m, struct rcupl_pool *p,
-                                   const char *why) {
+                                      const char *why) {
   rcupl_log(RCUPOOL_LOG_DEBUG,
-         "manager %p: free pool %p (%zu threads) on thread %ld: %s", (void *)m,
-         (void *)p, p->threads, (long)syscall(SYS_gettid), why);
+            "manager %p: free pool %p (%zu threads) on thread %ld: %s",
+            (void *)m, (void *)p, p->threads, (long)syscall(SYS_gettid), why);
   rcupl_pool_stop(p);
   p->free_work.next = rq.unlinked;
   __atomic_store_n(&rq.unlinked, &p->free_work, __ATOMIC_RELAXED);
@@ -268,8 +269,9 @@ static void rcupl_retire_cb(struct rcupl_work *w) {
   if (last)
     rcupl_stop_and_defer_free(m, p, "grace period over, no pins");
   else if (kept)
-    rcupl_log(RCUPOOL_LOG_INFO, "manager %p: pool %p (%zu threads) kept: %zu pins",
-           (void *)m, (void *)p, threads, pins);
+    rcupl_log(RCUPOOL_LOG_INFO,
+              "manager %p: pool %p (%zu threads) kept: %zu pins", (void *)m,
+              (void *)p, threads, pins);
 }
 
 void rcupl_reclaim_retire(struct rcupl_retire *rec) {

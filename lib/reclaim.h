@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: the reclaim thread's API (lib/reclaim.c, lib/reclaim_fork.c,
  * lib/barrier.c): its unit of work, the retire record, grace-period
@@ -45,7 +46,6 @@ int rcupl_reclaim_ensure_thread(void);
 
 /* The library's one way to wait for a grace period (RECLAIM-11). */
 void rcupl_reclaim_synchronize(void);
-
 
 /* True where a call that waits for the reclaim thread (barrier, destroy)
  * would wait for itself: inside a read-side section (the grace period

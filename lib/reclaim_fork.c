@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The reclaim thread's part of fork(), called by lib/fork.c's handlers
  * only: a fork waits out a batch in CALLBACKS (but for RECLAIM-12's bp
@@ -52,7 +53,8 @@ void rcupl_reclaim_fork_hold(bool wait) {
   /* A thread that is still starting may be inside the C library's (or a
    * sanitizer's) allocator: a child would inherit that lock held. */
   while (rq.running && !rq.ready) rcupl_cond_wait(&rq.done_cv, &rq.mu);
-  while (wait && rq.phase == RCUPL_CALLBACKS) rcupl_cond_wait(&rq.done_cv, &rq.mu);
+  while (wait && rq.phase == RCUPL_CALLBACKS)
+    rcupl_cond_wait(&rq.done_cv, &rq.mu);
   rcupl_mutex_unlock(&rq.mu);
 }
 
@@ -81,7 +83,7 @@ void rcupl_reclaim_fork_child(void) {
   rq.running = false;
   rq.ready = false;
   rq.forks_pending = 0; /* other threads' forks do not exist here */
-  rq.warm_due = 0;       /* the next kick asks again (WARM-4) */
+  rq.warm_due = 0;      /* the next kick asks again (WARM-4) */
   if (rq.phase == RCUPL_GP && rq.batch != NULL) {
     /* Its grace period never ended in the parent's view of this child:
      * run it again, first (its items were counted in `queued` already). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private to the reclaim thread's files: the queue's state, defined in
  * lib/reclaim.c and shared with lib/reclaim_fork.c (the fork handlers'
@@ -33,10 +34,10 @@ struct rcupl_reclaim_queue {
    * that is whole. The thread writes the other, then flips pos; a
    * callback marks the slot in use committed under its manager's lock. */
   struct rcupl_batch_pos {
-    struct rcupl_work *started;   /* the item running, or NULL */
-    struct rcupl_work *rest;      /* items not started yet */
+    struct rcupl_work *started; /* the item running, or NULL */
+    struct rcupl_work *rest;    /* items not started yet */
     uint64_t rest_count;
-    bool committed;            /* started made its change (under m->lock) */
+    bool committed; /* started made its change (under m->lock) */
   } slot[2];
   unsigned pos;
   uint64_t batch_count;
@@ -58,8 +59,8 @@ extern struct rcupl_reclaim_queue rq __asm__("rcupl_reclaim_queue");
 
 /* RECLAIM-12: publishes the position before an item starts. */
 static inline void rcupl_reclaim_note_position(struct rcupl_work *started,
-                                            struct rcupl_work *rest,
-                                            uint64_t rest_count) {
+                                               struct rcupl_work *rest,
+                                               uint64_t rest_count) {
   unsigned next = 1u - __atomic_load_n(&rq.pos, __ATOMIC_RELAXED);
   rq.slot[next].started = started;
   rq.slot[next].rest = rest;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The writer side: rcupool_reset() publishes a pool and retires the old
  * one; a fork child's default manager is settled here.
@@ -42,7 +43,8 @@
  * reference: under m->lock a managed pool cannot reach zero (WARM-2), and
  * the manager's reference becomes the current one. Called with m->lock
  * held. */
-static struct rcupl_pool *rcupl_find_reusable_locked(rcupool_t *m, size_t threads) {
+static struct rcupl_pool *rcupl_find_reusable_locked(rcupool_t *m,
+                                                     size_t threads) {
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
     if (p != m->current && p->managed && p->threads == threads &&
@@ -72,7 +74,8 @@ static void rcupl_reset_failed(rcupool_t *m, bool settling) {
 /* rcupool_reset() to `threads` (already resolved, non-zero), entered with
  * m->writer held, which it releases. settling: called to settle a stale
  * fork child (rcupl_reset_settle_fork). */
-static int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
+static int rcupl_reset_writer_held(rcupool_t *m, size_t threads,
+                                   bool settling) {
   /* m->current changes only under writer (MANAGER-5), so old stays. */
   struct rcupl_pool *old = m->current;
   if (old->threads == threads && !old->fork_orphan) {
@@ -93,7 +96,8 @@ static int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) 
   if (!rcupl_fault(RCUPL_FAULT_ALLOC)) rec = malloc(sizeof(*rec));
   if (rec == NULL) {
     rcupl_reset_failed(m, settling);
-    rcupl_log(RCUPOOL_LOG_ERROR, "reset to %zu threads: out of memory", threads);
+    rcupl_log(RCUPOOL_LOG_ERROR, "reset to %zu threads: out of memory",
+              threads);
     return -ENOMEM;
   }
 
@@ -115,9 +119,9 @@ static int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) 
       free(rec);
       rcupl_reset_failed(m, settling);
       rcupl_log(RCUPOOL_LOG_ERROR,
-             "reset to %zu threads failed (%d); pool %p (%zu threads) stays "
-             "current",
-             threads, err, (void *)old, old->threads);
+                "reset to %zu threads failed (%d); pool %p (%zu threads) stays "
+                "current",
+                threads, err, (void *)old, old->threads);
       return err;
     }
     rcupl_mutex_lock(&m->lock);
@@ -139,11 +143,13 @@ static int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) 
   /* Logged after the locks are released; the pointers are only
    * printed. */
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",
-         (void *)m,
-         was_never_current ? "reuse sized" : reused ? "reuse" : "publish",
-         (void *)next, next_threads, (unsigned long long)gen);
+            (void *)m,
+            was_never_current ? "reuse sized"
+            : reused          ? "reuse"
+                              : "publish",
+            (void *)next, next_threads, (unsigned long long)gen);
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu threads)",
-         (void *)m, (void *)old, old_threads);
+            (void *)m, (void *)old, old_threads);
   return 0;
 }
 
@@ -172,12 +178,12 @@ void rcupl_reset_settle_fork(rcupool_t *m) {
   size_t want = __atomic_load_n(&m->current_threads, __ATOMIC_RELAXED);
   int err = rcupl_reset_writer_held(m, want, true);
   if (err == 0)
-    rcupl_log(RCUPOOL_LOG_DEBUG, "fork child: manager %p settled at %zu threads",
-           (void *)m, want);
+    rcupl_log(RCUPOOL_LOG_DEBUG,
+              "fork child: manager %p settled at %zu threads", (void *)m, want);
   else /* the spare stays current (FORK-5); a later reset tries again */
     rcupl_log(RCUPOOL_LOG_ERROR,
-           "fork child: cannot start a pool of %zu threads (%d); parallel "
-           "work of the default manager runs on the calling thread until a "
-           "reset succeeds",
-           want, err);
+              "fork child: cannot start a pool of %zu threads (%d); parallel "
+              "work of the default manager runs on the calling thread until a "
+              "reset succeeds",
+              want, err);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: lib/reset.c's API inside the library: a fork child's settle.
  */

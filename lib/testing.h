@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The library's private test hooks (failure injection, lib/fault.c; the
  * cgroup root of the default size, lib/cpus.c; the cgroup quota's readers,
@@ -21,7 +22,8 @@ extern "C" {
 /* Mirrors enum rcupl_fault_site of fault.h. */
 #define RCUPL_FAULT_SITE_ALLOC 0
 #define RCUPL_FAULT_SITE_POOL_CREATE 1
-#define RCUPL_FAULT_SITE_RECLAIM_THREAD 2 /* the reclaim thread's pthread_create */
+#define RCUPL_FAULT_SITE_RECLAIM_THREAD \
+  2 /* the reclaim thread's pthread_create */
 
 /* Returns true to make the library call at `site` fail. */
 typedef bool (*rcupl_fault_hook_fn)(void *ctx, int site);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The address whose release/acquire stands for a grace period under TSAN
  * (see tsan.h). Empty in other builds. */
 #include "tsan.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ThreadSanitizer annotations for synchronisation that TSAN cannot see:
  * liburcu 0.13 and pthreadpool are built without instrumentation.

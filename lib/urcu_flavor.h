@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The liburcu flavour, chosen at build time (//lib/deps:urcu), behind one
  * set of names. Only lib/ includes this header; the public header never

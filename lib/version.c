@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The version of the library at run time (rcupool_version(),
  * rcupool_version_number()), from the header's RCUPOOL_VERSION_* macros as
@@ -21,8 +22,8 @@ _Static_assert(RCUPOOL_VERSION_PATCH >= 0 && RCUPOOL_VERSION_PATCH < 100,
 #define RCUPL_STR(x) RCUPL_STR_(x)
 
 const char *rcupool_version(void) {
-  return RCUPL_STR(RCUPOOL_VERSION_MAJOR) "." RCUPL_STR(RCUPOOL_VERSION_MINOR) "."
-      RCUPL_STR(RCUPOOL_VERSION_PATCH);
+  return RCUPL_STR(RCUPOOL_VERSION_MAJOR) "." RCUPL_STR(
+      RCUPOOL_VERSION_MINOR) "." RCUPL_STR(RCUPOOL_VERSION_PATCH);
 }
 
 int rcupool_version_number(void) { return RCUPOOL_VERSION_NUMBER; }

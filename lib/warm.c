@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Warm widths: the manager keeps a pool that lost its last pin alive for a
  * while, keyed by its width, so the next sized pin, scope or reset of that
@@ -88,18 +89,20 @@ void rcupl_warm_free(struct rcupl_work *chain) {
 /* What one pass over one manager did. */
 struct rcupl_warm_pass {
   uint64_t now;
-  uint64_t due;         /* the next pass, 0: none needed */
-  bool all;             /* trim: every warm pool goes */
+  uint64_t due; /* the next pass, 0: none needed */
+  bool all;     /* trim: every warm pool goes */
   size_t released;
   struct rcupl_work *chain; /* released pools, handed over after the locks */
 };
 
 static void rcupl_warm_due(struct rcupl_warm_pass *w, uint64_t at) {
-  if (at < w->now + RCUPL_WARM_MIN_PERIOD_NS) at = w->now + RCUPL_WARM_MIN_PERIOD_NS;
+  if (at < w->now + RCUPL_WARM_MIN_PERIOD_NS)
+    at = w->now + RCUPL_WARM_MIN_PERIOD_NS;
   if (w->due == 0 || at < w->due) w->due = at;
 }
 
-static void rcupl_warm_let_go_locked(struct rcupl_warm_pass *w, struct rcupl_pool *p) {
+static void rcupl_warm_let_go_locked(struct rcupl_warm_pass *w,
+                                     struct rcupl_pool *p) {
   if (!rcupl_warm_release_locked(p)) return; /* pinned meanwhile: in use */
   w->released++;
   rcupl_warm_chain(&w->chain, p);
@@ -179,7 +182,7 @@ int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
     err = -EINVAL;
   } else if (!rcupl_warm_set(m, warm_ms, warm_pools)) {
     rcupl_log(RCUPOOL_LOG_ERROR, "set_warm: %u ms is above the maximum %u",
-           (unsigned)warm_ms, (unsigned)RCUPOOL_WARM_MS_MAX);
+              (unsigned)warm_ms, (unsigned)RCUPOOL_WARM_MS_MAX);
     err = -EINVAL;
   } else {
     rcupl_reclaim_warm_kick(0); /* the pools warm now meet the new values */
@@ -198,7 +201,7 @@ int rcupool_trim(rcupool_t *m) {
   err = rcupool_barrier(m);
   if (n != 0)
     rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm pools",
-           (void *)m, n);
+              (void *)m, n);
   rcupl_log_deliver();
   return err != 0 ? err : (int)n;
 }

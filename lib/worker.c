@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Which threads are rcupool's: the task depth of the calling thread, "am I
  * a worker of an rcupool pool", the worker census that records a new
@@ -45,7 +46,7 @@ void rcupl_worker_mark_reclaim_thread(void) { on_reclaim_thread = true; }
 bool rcupl_worker_on_reclaim_thread(void) { return on_reclaim_thread; }
 
 void rcupl_task_run(pthreadpool_task_1d_t task, void *ctx, size_t begin,
-                 size_t end) {
+                    size_t end) {
   task_depth++;
   for (size_t i = begin; i < end; i++) task(ctx, i);
   task_depth--;
@@ -66,8 +67,8 @@ struct rcupl_census {
 static bool rcupl_census_late(const struct rcupl_census *c) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
-  return now.tv_sec > c->deadline.tv_sec ||
-         (now.tv_sec == c->deadline.tv_sec && now.tv_nsec > c->deadline.tv_nsec);
+  return now.tv_sec > c->deadline.tv_sec || (now.tv_sec == c->deadline.tv_sec &&
+                                             now.tv_nsec > c->deadline.tv_nsec);
 }
 
 static void rcupl_census_task(void *arg, size_t i) {
@@ -88,8 +89,10 @@ static void rcupl_census_task(void *arg, size_t i) {
 
 void rcupl_worker_census(struct rcupl_pool *p) {
   if (p->threads <= 1) return;
-  struct rcupl_census c = {.pool = p, .creator = pthread_self(),
-                        .threads = p->threads, .arrived = 0};
+  struct rcupl_census c = {.pool = p,
+                           .creator = pthread_self(),
+                           .threads = p->threads,
+                           .arrived = 0};
   clock_gettime(CLOCK_MONOTONIC, &c.deadline);
   c.deadline.tv_sec += 2;
   RCUPL_TSAN_RELEASE(&c.start);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private: lib/worker.c's API, task depth and the workers of rcupool's pools.
  */
@@ -18,7 +19,7 @@ bool rcupl_in_task(void);
 /* task(ctx, i) for every i in [begin, end), on the calling thread, which
  * is in a task meanwhile (WORKER-1). */
 void rcupl_task_run(pthreadpool_task_1d_t task, void *ctx, size_t begin,
-                 size_t end);
+                    size_t end);
 
 /* Records p's worker threads as workers of an rcupool pool and names them
  * (called once by rcupl_pool_create on a new pool, on the creating thread). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A process that reports the size of its default pool, for cpus_test.cc,
 // which starts it under `taskset`. Prints one line of key=value pairs:
 //   threads     rcupool_get_stats().threads of rcupool_default()

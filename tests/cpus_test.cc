@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The default size (lib/cpus.c, with the cgroup quota of lib/limits.c): the
 // affinity mask, the cgroup CPU quota and RCUPOOL_NUM_THREADS. The taskset
 // cases run tests/cpus_probe in a child process under `taskset -c <first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool_default and RCUPOOL_NUM_THREADS. No test of this binary touches
 // the default manager in the parent process: each case forks a child that
 // makes the process's first rcupool_default() call.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The log (lib/log.c): rcupool_log, the hook of rcupool_set_log and when it
 // runs (LOG-1), the bounded queue (LOG-2), pull mode (rcupool_log_hold,
 // rcupool_log_take) and rcupool_set_log's wait (LOG-4). Cases with a hook

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The manager (lib/manager.c): rcupool_create, rcupool_destroy and what can
 // be read about a manager (rcupool_threads, rcupool_generation,
 // rcupool_get_stats), bad input included.

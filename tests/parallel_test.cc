@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool_parallelize_1d and scopes (lib/parallel.c): which pool runs the
 // work, nesting, a task that lets go of its scope's pin, bad input and
 // misuse. The cases from a direct pthreadpool call and the ten-round unpin

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool_pin_sized: a pool of a chosen width per caller, without changing
 // the current pool; one pool per thread count, current or not.
 #include <errno.h>

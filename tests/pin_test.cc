@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool_pin / rcupool_unpin (lib/pin.c): a pin keeps its pool, across
 // resets, until it lets go; bad input and misuse.
 #include <errno.h>

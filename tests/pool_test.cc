@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The pool object (lib/pool.c): a pool starts only when its workers can
 // (POOL-4), and a pool orphaned by fork() is freed without its pthreadpool,
 // which stays reachable (POOL-5). Cases run in a fresh process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The read side (lib/read.c and its inlined twin, rcupool/inline.h):
 // read-side sections and rcupool_current. The signal-handler and memb
 // registration cases run in a fresh process (RCUPOOL_RUN_IN_CHILD of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Reclamation and the barrier (lib/reclaim.c): retired pools are freed after
 // their grace period and last pin, on the library's thread, and nothing
 // accumulates; rcupool_barrier where it would wait for itself (-EDEADLK)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool_reset: publishes a pool of the new size (reusing a live one of
 // that size), retires the previous one without waiting for its readers, and
 // rejects what it cannot do without changing anything.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool_version() and rcupool_version_number(): the version of the
 // library a program runs with, to check at run time against the
 // RCUPOOL_VERSION_* macros of the header it was compiled with.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Warm widths: a pool whose last pin is released stays alive, held by its
 // manager, so the next sized pin, scope or reset of its width is a lookup;
 // it goes after its linger, beyond the manager's limit, or at

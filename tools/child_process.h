@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Runs a child process with a timeout and says how it ended: the one
  * runner of the tests (tests/fork, tests/fault, tests/shared's host,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A backend's method on ExecuTorch's thread-pool API (rcupool's stand-in):
 // it pins the pool at load and runs every execute inside a guard on it, so
 // a reset from any thread never frees the pool under the method.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 import rcupool
 
 rcupool.set_num_threads(4)      # safe at any time, also after models are loaded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An XNNPACK method through rcupool's backend: y = relu(x W^T) with x 4x8
  * and W 2x8 (every weight 1), loaded on a pinned pool, run, re-planned
  * after a reset, unloaded. The method's own kernel (relu) runs in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool/common.h: what every public header of rcupool shares: the
  * attribute macros of its declarations.

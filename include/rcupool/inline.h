@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool/inline.h: the read side inlined into the caller.
  *
@@ -109,8 +110,9 @@ static inline void rcupool_read_unlock_inline(void) { urcu_bp_read_unlock(); }
 static inline pthreadpool_t rcupool_current_inline(rcupool_t *m) {
   const struct rcupool_pool_head_ *p;
   if (m == NULL) return NULL;
-  p = __atomic_load_n(&((const struct rcupool_head_ *)(const void *)m)->current_,
-                      __ATOMIC_ACQUIRE);
+  p = __atomic_load_n(
+      &((const struct rcupool_head_ *)(const void *)m)->current_,
+      __ATOMIC_ACQUIRE);
   return p != NULL ? p->threadpool_ : NULL;
 }
 

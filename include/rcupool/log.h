@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool/log.h: the log: hook, level, pull mode and records of one's own.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool/manager.h: the manager: create, destroy, the default manager,
  * reset, the idle policy and the barrier.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool/pin.h: pins: a holder's claim on one pool.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool: the one CPU thread pool of a process, resizable at any time.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * rcupool/rcupool.hpp: a header-only C++ layer over <rcupool/rcupool.h>.
  *
@@ -366,8 +367,7 @@ void call_1d(void *ctx, std::size_t i) noexcept {
  * Lifetime: f is used until it returns; nothing is kept.
  */
 template <class F>
-RCUPOOL_HPP_NODISCARD int parallelize_1d(Manager m, F &&f,
-                                         std::size_t range,
+RCUPOOL_HPP_NODISCARD int parallelize_1d(Manager m, F &&f, std::size_t range,
                                          std::uint32_t flags = 0) noexcept {
   typedef typename std::remove_reference<F>::type Fn;
   return rcupool_parallelize_1d(

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool/read.h: the read side: read-side sections and the current pool.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool/stats.h: a snapshot of a manager's state.
  *
@@ -17,27 +18,27 @@ extern "C" {
 #endif
 
 typedef struct rcupool_stats {
-  uint64_t generation;   /* as rcupool_generation() */
-  size_t threads;        /* current pool's thread count */
-  size_t pools_alive;    /* current pool + every other pool not yet freed
+  uint64_t generation; /* as rcupool_generation() */
+  size_t threads;      /* current pool's thread count */
+  size_t pools_alive;  /* current pool + every other pool not yet freed
                             (retired, or started by rcupool_pin_sized()) */
-  size_t pools_kept;     /* retired pools past their grace period, pinned */
-  size_t pins;           /* pins held on all pools of the manager */
-  uint64_t resets;       /* resets that changed the current pool */
-  uint64_t reuses;       /* of which made a kept or retiring pool current */
+  size_t pools_kept;   /* retired pools past their grace period, pinned */
+  size_t pins;         /* pins held on all pools of the manager */
+  uint64_t resets;     /* resets that changed the current pool */
+  uint64_t reuses;     /* of which made a kept or retiring pool current */
   uint64_t pools_created;
   uint64_t pools_freed;
-  size_t frees_pending;  /* grace-period callbacks and frees not yet run */
-  size_t threads_alive;  /* sum of the thread counts of pools_alive */
+  size_t frees_pending; /* grace-period callbacks and frees not yet run */
+  size_t threads_alive; /* sum of the thread counts of pools_alive */
   /* Appended fields (those above keep their offsets). */
   size_t pools_never_current; /* alive, pinned, never current: started by
                                  rcupool_pin_sized() (widths in use besides
                                  the current one and the kept ones) */
-  uint64_t log_dropped;  /* process-wide: log records lost to a full queue
+  uint64_t log_dropped;       /* process-wide: log records lost to a full queue
                             (the hook is told how many at its next call) */
-  size_t pools_idle;     /* warm: alive, not current, no pin, no retire
+  size_t pools_idle;          /* warm: alive, not current, no pin, no retire
                             pending; held by the manager for their width */
-  size_t threads_idle;   /* sum of the thread counts of pools_idle */
+  size_t threads_idle;        /* sum of the thread counts of pools_idle */
 } rcupool_stats_t;
 
 /*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool's XNNPACK backend: an XNNPACK runtime created on a pinned pool.
  *
@@ -98,9 +99,10 @@ RCUPOOL_API int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
  *   XNNPACK plans on the caller.
  * Lifetime: as rcupool_xnn_runtime_create().
  */
-RCUPOOL_API int rcupool_xnn_runtime_create_sized(
-    rcupool_t *m, size_t threads, xnn_subgraph_t sg, uint32_t xnn_flags,
-    rcupool_xnn_runtime_t **out);
+RCUPOOL_API int rcupool_xnn_runtime_create_sized(rcupool_t *m, size_t threads,
+                                                 xnn_subgraph_t sg,
+                                                 uint32_t xnn_flags,
+                                                 rcupool_xnn_runtime_t **out);
 
 /*
  * Binds the external inputs and outputs (xnn_setup_runtime()); all of them

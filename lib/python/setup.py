@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Builds the rcupool wheel from a staged tree (tools/wheel.sh stages it).
 
 The staged tree holds rcupool/*.py, rcupool/_scope.{c,pyi}, rcupool/py.typed,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The one way rcupool links a shared object of its own."""
 
 def shared_object(

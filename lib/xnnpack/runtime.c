@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * An XNNPACK runtime on a pinned pool.
  *
@@ -57,23 +58,24 @@
 
 struct rcupool_xnn_runtime {
   rcupool_t *manager;
-  rcupool_pin_t pin;  /* the pool xnn was created on (RUNTIME-1, RUNTIME-2) */
+  rcupool_pin_t pin; /* the pool xnn was created on (RUNTIME-1, RUNTIME-2) */
   xnn_runtime_t xnn;
-  uint32_t flags;     /* xnn_create_runtime_v2 flags, reused by refresh */
-  bool sized;         /* created on a sized pin (RUNTIME-5) */
+  uint32_t flags;         /* xnn_create_runtime_v2 flags, reused by refresh */
+  bool sized;             /* created on a sized pin (RUNTIME-5) */
   pthreadpool_t probe_tp; /* atomic: rt->pin's pool, for is_stale (RUNTIME-6) */
 };
 
 static int rcupl_xnn_init(void) {
   enum xnn_status st = xnn_initialize(NULL);
-  return st == xnn_status_success ? 0 : rcupl_xnn_fail("xnn_initialize", st, NULL);
+  return st == xnn_status_success ? 0
+                                  : rcupl_xnn_fail("xnn_initialize", st, NULL);
 }
 
 /* Pins m's current pool (sized: a pool of `threads`) into *pin and creates
  * a runtime on it. On failure nothing is left pinned. */
 static int rcupl_xnn_plan(rcupool_t *m, bool sized, size_t threads,
-                       xnn_subgraph_t sg, uint32_t flags, rcupool_pin_t *pin,
-                       xnn_runtime_t *out) {
+                          xnn_subgraph_t sg, uint32_t flags, rcupool_pin_t *pin,
+                          xnn_runtime_t *out) {
   int err = sized ? rcupool_pin_sized(m, threads, pin) : rcupool_pin(m, pin);
   if (err != 0) return err;
   if (rcupool_idle(m) == RCUPOOL_IDLE_YIELD) flags |= XNN_FLAG_YIELD_WORKERS;
@@ -99,8 +101,8 @@ static void rcupl_xnn_release(xnn_runtime_t xnn, rcupool_pin_t *pin) {
 }
 
 static int rcupl_xnn_create(rcupool_t *m, bool sized, size_t threads,
-                         xnn_subgraph_t sg, uint32_t xnn_flags,
-                         rcupool_xnn_runtime_t **out) {
+                            xnn_subgraph_t sg, uint32_t xnn_flags,
+                            rcupool_xnn_runtime_t **out) {
   if (m == NULL || sg == NULL || out == NULL) return -EINVAL;
   if (sized && threads > RCUPOOL_MAX_THREADS) {
     rcupool_log(RCUPOOL_LOG_ERROR,
@@ -129,8 +131,7 @@ static int rcupl_xnn_create(rcupool_t *m, bool sized, size_t threads,
   rcupool_log(RCUPOOL_LOG_DEBUG,
               "xnnpack: runtime %p created on a %spool of %zu threads "
               "(generation %llu)",
-              (void *)rt, sized ? "sized " : "",
-              rcupool_pin_threads(&rt->pin),
+              (void *)rt, sized ? "sized " : "", rcupool_pin_threads(&rt->pin),
               (unsigned long long)rcupool_pin_generation(&rt->pin));
   *out = rt;
   return 0;
@@ -163,8 +164,9 @@ int rcupool_xnn_runtime_invoke(rcupool_xnn_runtime_t *rt) {
   rcupool_scope_enter(&rt->pin);
   enum xnn_status st = xnn_invoke_runtime(rt->xnn);
   rcupool_scope_exit();
-  return st == xnn_status_success ? 0
-                                  : rcupl_xnn_fail("xnn_invoke_runtime", st, rt);
+  return st == xnn_status_success
+             ? 0
+             : rcupl_xnn_fail("xnn_invoke_runtime", st, rt);
 }
 
 bool rcupool_xnn_runtime_is_stale(const rcupool_xnn_runtime_t *rt) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The consumer of tests/cmake_consumer: the process-wide manager through
 // rcupool.hpp, through resets. A "method" pins the pool at load and runs
 // its kernels (a lambda given to parallelize_1d) inside its Scope; resets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // ExecuTorch's thread-pool API from an installed rcupool, found with
 // find_package(rcupool CONFIG) and linked as rcupool::executorch_threadpool:
 // a reset while a backend holds a pinned pool, run() through it and through

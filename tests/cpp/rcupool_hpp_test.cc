@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool.hpp: the C++ layer. Built twice: as is and with -fno-exceptions
 // (rcupool_hpp_noexcept_test), from this one source.
 #include <rcupool/rcupool.hpp>

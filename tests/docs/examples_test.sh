@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs each example program given (examples/BUILD) and fails unless every
 # one exits 0 within 60 s. Their output is printed.
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Every code block of the docs that a user would copy is compiled or run.
 
     snippets_test.py [--elsewhere LANG,... | --only LANG,...] DOC.md ... -- SOURCE ...

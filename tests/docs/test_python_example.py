@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """examples/python/threads.py (docs/python.md's block) runs to its end
 against the package laid out from this build (run_pytest.sh)."""
 import subprocess

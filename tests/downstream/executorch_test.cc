@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // ExecuTorch's thread-pool API (the stand-in,
 // @rcupool//lib/compat/executorch:threadpool) from a downstream workspace,
 // built with Bazel's default C++ standard like raii_test: run() of a

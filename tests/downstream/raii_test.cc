@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool.hpp from a downstream workspace, built with Bazel's default C++
 // standard (no copt in BUILD or .bazelrc: Bazel 4.2.3 compiles C++ as
 // -std=c++0x): an OwnedManager, a Pin that keeps its pool across a reset,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A downstream library: a parallel sum on the process-wide rcupool. */
 #ifndef DOWNSTREAM_SCALED_SUM_H
 #define DOWNSTREAM_SCALED_SUM_H

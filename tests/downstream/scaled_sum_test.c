@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The downstream project's test: its library gives the closed-form sum on
  * every pool size a user may reset to, and rcupool's public API is usable
  * through @rcupool//:rcupool alone. Exits non-zero on the first failure. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The library's one rule for errors it returns (lib/log.c, LOG-5): every
 // negative errno of a public call is logged once, with its reason, where
 // it is decided (-EBUSY at warning level, the rest at error level; -EINVAL

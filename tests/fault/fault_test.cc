@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Failures while creating a pool: injected ones (every allocation, the
 // pthreadpool boundary) and a real one (a thread limit, RLIMIT_NPROC, in a
 // child process). Each leaves the previous pool current and working, no

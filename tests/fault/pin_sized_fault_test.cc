@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool_pin_sized when a new pool cannot start: injected allocation and
 // pthreadpool failures (//lib:testing hooks). Each returns the error, leaves
 // the pin empty and the manager as it was, and starts no thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // fork() (lib/fork.c): the default manager in the child can reset and run
 // parallel work at once; the parent is unaffected; a pin taken before the
 // fork stays valid to unpin in the child and its scope runs parallel work

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The log hook and fork() (lib/log.c, LOG-1; lib/fork.c): fork's handlers
 // call no hook and wait for nothing a hook can hold, a hook may fork, and
 // a hook that resets, enters a section or takes an application lock never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // rcupool_parallelize_1d and fork() (lib/parallel.c, lib/fork.c): a task
 // may fork while a grace period is pending, and a dispatch from inside a
 // section whose tasks enter sections never deadlocks a fork on another

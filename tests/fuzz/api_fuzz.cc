@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A libFuzzer harness over rcupool's API. Each input byte string is decoded
 // into a sequence of calls on one private manager (create, reset with any
 // count, pin, unpin, unpin of an empty pin, scope enter/exit, parallel work,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The libFuzzer entry point of the API harness (api_fuzz.cc), also called
 // by the corpus test under the ordinary compilers and sanitizers.
 #ifndef RCUPOOL_TESTS_FUZZ_API_FUZZ_H

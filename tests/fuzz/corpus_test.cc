@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Replays the harness of api_fuzz.cc over the seed corpus in the repository
 // and over inputs from a fixed-seed generator, under whatever compiler and
 // sanitizer the test is built with (plain, asan, tsan). The harness aborts

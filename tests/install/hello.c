@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A plain C program built against an installed rcupool with
  *   cc hello.c $(pkg-config --cflags --libs rcupool)
  * It resets the process-wide pool, runs a parallel sum on it (inside a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Regression test for a race the Promela model (lifetime.pml, switch
 // C_KEPT_LOG_AFTER_PUT) found in the retire callback.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool_sample_parallel: a sample extension module an extension author
  * could write. It links the librcupool.so.0 of the installed rcupool

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * pool(), shared by the sample extensions (sample_parallel.c,
  * sample_xnnpack.c): (pthreadpool address, generation, threads) of the

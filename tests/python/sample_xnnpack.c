@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool_sample_xnnpack: a sample extension module that loads and runs an
  * XNNPACK method through rcupool's backend, linked as the shared library

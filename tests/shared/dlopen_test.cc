@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One pool per process: two extensions loaded with dlopen(RTLD_LOCAL) that
 // link librcupool.so share one manager and one pool; two that link the
 // static library get one each (the control), and the one-definer check

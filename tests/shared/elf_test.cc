@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What the shared library's ELF headers promise: a versioned SONAME, only
 // the public rcupool_* functions in its dynamic symbol table, never
 // unloaded; and extensions that find it through an $ORIGIN RUNPATH. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A test extension (see extension.h). EXT_NAME names the module.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The interface of the test extensions: shared objects that stand for a
  * Python bindings module and a training module of one ML runtime. Each uses

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The "Python process" shape (issue 10): a host that links no rcupool
 // dlopens two extensions that each carry rcupool, and while one thread
 // resets in a loop and another runs parallel work, forks 100 times; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Helpers of the dlopen host tests. The host links no copy of rcupool (not
 // even tests/support, which links the static library): whatever rcupool the
 // process runs comes from the extensions it loads.

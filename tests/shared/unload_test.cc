@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // dlclose of an extension that used the pool, while methods of another
 // extension hold pins and run: no hang, no thread leaked or lost, the other
 // keeps working, and the process exits cleanly (the child's exit status,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Tests that call pthreadpool directly (on a pinned pthreadpool_t) use this
 // instead of pthreadpool_parallelize_1d, so that ThreadSanitizer sees the
 // hand-over between the caller and the workers of the uninstrumented

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Failure injection through the library's private hook (lib/testing.h):
 // while a FaultInjector lives, calls at one fault site fail. Tests that use
 // it link the static library (the hook is a hidden symbol of librcupool.so).

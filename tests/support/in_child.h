@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // GoogleTest side of tools/child_process.h: run part of a test in
 // a child process with a timeout, so that a hang or a crash there is a
 // failure of the test rather than a stuck or lost test run. No rcupool:

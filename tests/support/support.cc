@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tests/support/support.h"
 #include "tests/support/annotate.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Helpers shared by rcupool's tests: OS thread counts, a log recorder and a
 // parallel sum whose result proves every index ran exactly once.
 #ifndef RCUPOOL_TESTS_SUPPORT_H

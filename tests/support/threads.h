@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // OS thread counts for the tests. Links no rcupool, so the dlopen host of
 // tests/shared (which must not carry a copy of the library) uses it too.
 #ifndef RCUPOOL_TESTS_SUPPORT_THREADS_H

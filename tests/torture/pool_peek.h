@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The torture test's view of rcupool's pool objects, to catch a pool freed
 // while in use: the current pool object, a pin's pool object, a pool's
 // canary and its pthreadpool. Read through the leading fields that

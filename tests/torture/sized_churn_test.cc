@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Churn of sized pins: 4 threads take and drop 10,000 rcupool_pin_sized()
 // pins over sizes 1..8 while another thread resets the current pool. Each
 // thread keeps its last 8 pins (a ring), so pools of a size are shared,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Threads that exit: at any point outside a read-side section they never
 // stop a later grace period; a thread that exits holding a pin leaks that
 // pin, as rcupool.h documents for rcupool_pin().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Torture: readers, pinners, a resetter and a checker hammer one manager for
 // a configurable time, in the manner of rcutorture.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The idle policy (rcupool_options_t.idle, rcupool_set_idle(),
 // rcupool_idle()): what the setter accepts, and that the policy reaches the
 // flags of the pthreadpool calls rcupool makes, observed on those calls

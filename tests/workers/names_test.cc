@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Thread names: every worker of an rcupool pool and the reclaim thread
 // carry a name that starts with "rcupool", as top -H, perf, gdb and
 // /proc/<pid>/task/*/comm show it; the thread that creates a pool (which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // XNNPACK failures become negative errno values with a clear log message.
 #include <cerrno>
 

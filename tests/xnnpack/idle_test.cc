@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The manager's idle policy reaches XNNPACK: a runtime created under
 // RCUPOOL_IDLE_YIELD gets XNN_FLAG_YIELD_WORKERS, which XNNPACK turns into
 // PTHREADPOOL_FLAG_YIELD_WORKERS on its last operator's pthreadpool call.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The reported crash, end to end, with the real libXNNPACK: a method loaded
 // through rcupool keeps running, correctly, on the pool it was created on,
 // whatever resets happen between its invokes.

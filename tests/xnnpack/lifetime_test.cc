@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Methods loaded across many resets: all stay correct while alive, and once
 // they are gone the process holds one pool and only its threads.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A loaded "method" for the XNNPACK integration tests: the sample model's
 // subgraph (kept for refresh), an rcupool XNNPACK runtime, its input and its
 // output, checked against the double-precision reference.

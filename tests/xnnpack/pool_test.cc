@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One pool per method, staleness and refresh, observed on the pools that
 // pthreadpool is really called with (tests/xnnpack/recorder.h).
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Records the pthreadpool_t and the flags of every pthreadpool_parallelize_*
 // call made in this test binary: by XNNPACK's partitions (libXNNPACK calls them through
 // the dynamic linker, which finds this binary's definitions first) and by

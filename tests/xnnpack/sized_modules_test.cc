@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The Module shape of ExecuTorch's bindings, on rcupool_pin_sized(): every
 // "module" asks for its own thread count, and instead of resetting the
 // process's pool it creates its XNNPACK method on a sized pin. Resets of the

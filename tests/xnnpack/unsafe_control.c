@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The control of unsafe_control_test: the reset sequence of the reported
  * crash on the sample model at the report's size (both from

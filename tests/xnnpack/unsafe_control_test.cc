@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The control: the reported sequence done the unsafe way (raw XNNPACK on a
 // raw pthreadpool destroyed and replaced by each reset) fails in a child
 // process (ASan report, signal, or a hang killed at the timeout), while the

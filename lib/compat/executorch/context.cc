@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The per-thread context of the ExecuTorch stand-in and the guards that
  * set it (threadpool_guard.h).
@@ -34,7 +35,9 @@ namespace executorch {
 namespace extension {
 namespace threadpool {
 
-bool NoThreadPoolGuard::is_enabled() { return rcupool_et::ThisThread().no_pool; }
+bool NoThreadPoolGuard::is_enabled() {
+  return rcupool_et::ThisThread().no_pool;
+}
 
 void NoThreadPoolGuard::set_enabled(bool enabled) {
   rcupool_et::ThisThread().no_pool = enabled;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Private to lib/compat/executorch: the per-thread context that the guards
 // set and every call of the stand-in reads (see threadpool.h, "Thread-local
 // context"). Not exported from librcupool_executorch.so.

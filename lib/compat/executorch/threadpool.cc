@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * ExecuTorch's ThreadPool and its free functions on rcupool's process-wide
  * manager (threadpool.h).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The library's log on the ``"rcupool"`` logger of :mod:`logging` (private).
 
 The package pulls the records; the library never calls Python. At import,

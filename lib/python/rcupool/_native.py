@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The ctypes binding of librcupool.so.0 (private).
 
 The library is the one shipped next to this file, in ``lib/``; it is loaded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool._scope: the C half of rcupool.threads (private).
  *
@@ -146,11 +147,12 @@ static PyObject *scope_enter(PyObject *self, PyObject *unused) {
     /* Nothing is open. The log says why; then the error. */
     if (run_drain() < 0) return NULL;
     if (m == NULL) /* the first creation failed; a later call tries again */
-      raise_os_error(EAGAIN, PyUnicode_FromString(
-                                 "rcupool: cannot create the process-wide pool"));
+      raise_os_error(
+          EAGAIN,
+          PyUnicode_FromString("rcupool: cannot create the process-wide pool"));
     else
-      raise_os_error(-err, PyUnicode_FromFormat("rcupool_pin_sized(%zu): %s",
-                                                n, strerror(-err)));
+      raise_os_error(-err, PyUnicode_FromFormat("rcupool_pin_sized(%zu): %s", n,
+                                                strerror(-err)));
     return NULL;
   }
   Py_INCREF(self);
@@ -220,8 +222,7 @@ static PyGetSetDef scope_getset[] = {
 };
 
 static PyTypeObject ScopeType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "rcupool._scope.Scope",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rcupool._scope.Scope",
     .tp_doc = "The base of rcupool.threads: __enter__ and __exit__ in C. A "
               "subclass sets self.n.",
     .tp_basicsize = sizeof(PyObject),

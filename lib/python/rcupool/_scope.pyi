@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Types of the C extension rcupool._scope (lib/python/rcupool/_scope.c).
 from types import TracebackType
 from typing import Callable, Optional, TypeVar

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // ExecuTorch's thread-pool API from the stand-in, built with nothing but a
 // C++ compiler and pkg-config:
 //   c++ executorch.cc $(pkg-config --cflags --libs rcupool-executorch)

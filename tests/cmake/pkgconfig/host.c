@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Loads two backend plugins with dlopen(RTLD_LOCAL) and checks that they
  * share one manager and one pool: both see the same rcupool_default(), a
  * reset made through one is what the other loads on, and both methods run

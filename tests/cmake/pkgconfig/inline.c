@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The inlined read side (liburcu-bp's fast path in this object):
  *   cc inline.c $(pkg-config --cflags --libs rcupool)
  * Prints "inline ok" and exits 0 only when it reads the current pool. */

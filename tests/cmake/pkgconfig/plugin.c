@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A plugin (see plugin.h). PLUGIN_NAME names it. */
 #include "plugin.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Two plugins of one runtime that use rcupool's XNNPACK backend, built
  * outside any build system:
  *   cc -shared -fPIC -DPLUGIN_NAME='"a"' plugin.c -o libplugin_a.so \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Uses the current pool with pthreadpool itself, as a runtime does with the
  * pthreadpool_t that rcupool hands out:
  *   cc pool.c $(pkg-config --cflags --libs rcupool)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A tiny XNNPACK method for the pkg-config programs: y = x W^T + b with
  * x 8x16, W 4x16, b 4, and its double-precision reference. */
 #ifndef TINY_MODEL_H

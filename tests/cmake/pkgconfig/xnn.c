@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An XNNPACK method run through rcupool's shared backend:
  *   cc xnn.c $(pkg-config --cflags --libs rcupool-xnnpack) -lm
  * Loads on a 2-thread pool, resets to 3 (the method keeps its pool), runs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A core-only user of rcupool: links rcupool::rcupool and nothing of the
  * XNNPACK backend. Prints "core ok" and exits 0 when a reset to 2 threads
  * and a parallel call over it work. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A user of the xnnpack component: links rcupool::xnnpack, which brings
  * <rcupool/xnnpack.h>, <xnnpack.h>, librcupool_xnnpack.so.0 and libXNNPACK.
  * Prints "xnn ok" and exits 0 when XNNPACK initialises and the backend

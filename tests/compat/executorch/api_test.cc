@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Every function of the stand-in's threadpool.h and threadpool_guard.h
 // except UseNThreadsThreadPoolGuard (guard_test.cc): what each returns in
 // and out of guards, nesting, the pinned variant, the deprecated aliases.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The hazard side by side with the fix, each in a child process running
 // backend_control: the sample backend that keeps the raw get_pthreadpool()
 // from load through the reset sequence fails (a hang killed at the timeout,

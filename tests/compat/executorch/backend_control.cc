@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The sample backend through the reset sequence (sequence.h), in a process
 // of its own, for backend_test to run as a child:
 //

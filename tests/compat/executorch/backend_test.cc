@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The reported crash in ExecuTorch's terms: a backend loads a method on the
 // thread pool, then the pool is reset to 16, to 4 and 20 more times between
 // executions. Taken through get_pinned_pthreadpool() at load (the one

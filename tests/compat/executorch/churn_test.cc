@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The review's churn in ExecuTorch's terms: for n in 1..16, reset the pool
 // to n, load a method through the sample backend (pinned at load), execute
 // it, unload it. Afterwards one pool is alive and the process holds only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Two extensions that both use the ExecuTorch stand-in, dlopen'ed with
 // RTLD_LOCAL into a host that links neither rcupool nor the stand-in: one
 // object defines get_threadpool() (librcupool_executorch.so.0), one defines

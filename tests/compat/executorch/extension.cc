@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A test extension using the ExecuTorch stand-in (extension.h). EXT_NAME
 // names it. It holds no pin and enters no guard across calls, so it may be
 // unloaded at any time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The interface of two test extensions that both use the ExecuTorch
  * stand-in (standing for two Python modules of one runtime, each built

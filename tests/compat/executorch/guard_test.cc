@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // UseNThreadsThreadPoolGuard: n threads for the calls of one scope on one
 // thread, on rcupool_pin_sized(), without touching the process-wide pool;
 // nesting with itself, with NoThreadPoolGuard and UsePinnedThreadPoolGuard;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The default manager's idle policy reaches the stand-in's run(): its
 // pthreadpool call carries PTHREADPOOL_FLAG_YIELD_WORKERS under
 // RCUPOOL_IDLE_YIELD and not under RCUPOOL_IDLE_SPIN, in and out of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A parallel sum through ThreadPool::run(), with no test framework: the
 // test extensions (extension.cc) run it too, and they link no GoogleTest.
 #ifndef RCUPOOL_TESTS_COMPAT_EXECUTORCH_RUN_SUM_H

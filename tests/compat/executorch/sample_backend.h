@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A small ExecuTorch-style XNNPACK backend for the stand-in's tests, built
 // on the tests' sample model (tools/model/mlp.h: a two-layer perceptron
 // with a double-precision reference).

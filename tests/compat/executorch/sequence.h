@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The reset sequence of the reported crash, in ExecuTorch's terms, shared
 // by backend_test and backend_control: a method loaded on 2 threads, then
 // _unsafe_reset_threadpool(16), (4), and 20 resets alternating 8 and 3,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Helpers of the stand-in's tests: stats of the default manager, a parallel
 // sum through ThreadPool::run(), and a rendezvous that proves k tasks ran at
 // the same time (so on a pool of at least k threads).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ExecuTorch's CPU thread-pool API, served by rcupool.
  *

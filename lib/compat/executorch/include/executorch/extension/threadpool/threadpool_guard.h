@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Thread-local guards of ExecuTorch's thread-pool API, served by rcupool
  * (see threadpool.h).
