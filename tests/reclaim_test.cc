@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Reclamation and the barrier (lib/reclaim.c): retired pools are freed after
+// Reclamation and the barrier (lib/reclaim.c, lib/barrier.c): retired pools are freed after
 // their grace period and last pin, on the library's thread, and nothing
 // accumulates; rcupool_barrier where it would wait for itself (-EDEADLK)
 // and when the reclaim thread cannot start (-EAGAIN). The cases from a

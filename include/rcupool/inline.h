@@ -52,8 +52,9 @@ extern "C" {
 #endif
 
 /* The leading fields of the library's structs that the inline path reads.
- * lib/internal.h asserts that they match. Not for any other use (rcupool's
- * own torture test reads pool canaries through them). */
+ * lib/pool.h and lib/manager_internal.h assert that they match. Not for
+ * any other use (rcupool's own torture test reads pool canaries through
+ * them). */
 struct rcupool_pool_head_ {
   uint64_t canary_;
   pthreadpool_t threadpool_;

@@ -2,7 +2,7 @@
 // The torture test's view of rcupool's pool objects, to catch a pool freed
 // while in use: the current pool object, a pin's pool object, a pool's
 // canary and its pthreadpool. Read through the leading fields that
-// <rcupool/inline.h> declares and lib/internal.h asserts (the manager's
+// <rcupool/inline.h> declares and lib/pool.h and lib/manager_internal.h assert (the manager's
 // first field is its current pool; a pool starts with its canary, then its
 // pthreadpool_t), and through the pin's private pool_ field. Nothing here
 // is compiled into the library.
@@ -16,7 +16,7 @@
 #endif
 #include <rcupool/inline.h>
 
-// RCUPL_POOL_CANARY of lib/internal.h ("RCUPPOOL"): a live pool's canary. Were
+// RCUPL_POOL_CANARY of lib/pool.h ("RCUPPOOL"): a live pool's canary. Were
 // the two to differ, every check of the torture test would fail.
 #define RCUPL_TESTING_POOL_CANARY UINT64_C(0x52435550504f4f4c)
 
