@@ -168,6 +168,10 @@ bool Harness::InScope(int slot) const {
 void Harness::Create(size_t threads) {
   rcupool_options_t opts{};
   opts.threads = threads;
+  // The model here is the lifetime without warm pools: a barrier frees
+  // every pool that is neither current nor pinned (tests/warm_test.cc has
+  // warm widths).
+  opts.warm_pools = RCUPOOL_WARM_NONE;
   FUZZ_CHECK(rcupool_create(&opts, &m_) == 0);
   threads_ = rcupool_threads(m_);
   FUZZ_CHECK(threads == 0 ? threads_ >= 1 : threads_ == threads);
