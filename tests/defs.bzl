@@ -5,8 +5,9 @@ def rcupool_cc_test(name, srcs, deps = [], data = [], **kwargs):
     """A GoogleTest test linked against rcupool and the test support code.
 
     Every test carries the TSAN suppression file (used by --config=tsan),
-    which names races inside liburcu itself and one deadlock report of
-    rcupl_pool_create (see the file's comments).
+    which names a race inside liburcu itself, one deadlock report of
+    rcupl_pool_create and the threads of a free that exit() cut short (see
+    the file's comments).
     """
     native.cc_test(
         name = name,
