@@ -103,9 +103,15 @@ TEST(RcupoolFork, TortureRandomForksFromRandomThreadsChildrenAllExitZero) {
   std::atomic<int> forked{0};
   std::vector<std::thread> threads;
   rcupool_t *all[3] = {m, priv[0], priv[1]};
+  // Under ASan no fork starts before every torture thread has been
+  // created: the creation of a thread allocates (in the creating thread and
+  // the new one), and a child forked then inherits the allocator's lock
+  // held (seen: the first fork's child hung).
+  std::atomic<bool> all_created{false};
   for (int t = 0; t < 5; t++) {
     threads.emplace_back([&, t] {
       std::mt19937 rng(1234 + t);
+      while (kQuiesceForFork && !all_created.load()) std::this_thread::yield();
       while (!stop.load()) {
         rcupool_t *mm = all[rng() % 3];
         unsigned op = rng() % 6;
@@ -173,6 +179,7 @@ TEST(RcupoolFork, TortureRandomForksFromRandomThreadsChildrenAllExitZero) {
       }
     });
   }
+  all_created = true;
   for (auto &th : threads) th.join();
   hook_active = false;
   rcupool_set_log(nullptr, nullptr);
