@@ -401,7 +401,8 @@ static int run(FILE *status, rcupool_t *m, struct executor *ex,
 /* --- the verdict ---------------------------------------------------------- */
 
 struct outcome {
-  rcupool_stats_t s0, s;       /* before the run; after it and a barrier */
+  rcupool_stats_t s0, s;       /* before the run; after it and a trim */
+  int trimmed;                 /* warm pools rcupool_trim() freed at the end */
   size_t others_at_start;      /* OS threads that are not the pool's */
   bool reclaim_started_here;   /* the run started the reclaim thread */
   size_t expected, final_threads;
@@ -415,7 +416,9 @@ struct outcome {
  * library, started by the first retire) and the current pool's workers; waits up to 2 s for the
  * freed pools' threads to exit. */
 static void judge(rcupool_t *m, struct outcome *r) {
-  rcupool_barrier(m);
+  /* The widths used stay warm for a while; a process going quiet frees
+   * them at once (a barrier, then every warm pool, then their joins). */
+  r->trimmed = rcupool_trim(m);
   rcupool_get_stats(m, &r->s);
   r->reclaim_started_here =
       r->s0.resets == 0 && r->s0.pools_freed == 0 && r->s.resets > 0;
@@ -428,7 +431,8 @@ static void judge(rcupool_t *m, struct outcome *r) {
     r->final_threads = os_thread_count();
   }
   r->wrong = atomic_load(&wrong_outputs);
-  r->pass = r->wrong == 0 && r->call_errors == 0 && r->s.pools_alive == 1 &&
+  r->pass = r->wrong == 0 && r->call_errors == 0 && r->trimmed >= 0 &&
+            r->s.pools_alive == 1 &&
             r->s.pins == 0 && r->final_threads == r->expected &&
             atomic_load(&executions) > 0;
 }
@@ -478,11 +482,12 @@ static void print_summary(const struct options *o, const struct outcome *r,
          atomic_load(&resets_requested),
          (unsigned long long)(s->resets - r->s0.resets),
          (unsigned long long)(s->reuses - r->s0.reuses));
-  printf("         pools created %llu, freed %llu, alive %zu "
-         "(the current one, %zu thread%s)\n",
+  printf("         pools created %llu, freed %llu (%d of them warm, freed by "
+         "rcupool_trim at the end), alive %zu (the current one, %zu "
+         "thread%s)\n",
          (unsigned long long)s->pools_created,
-         (unsigned long long)s->pools_freed, s->pools_alive, s->threads,
-         s->threads == 1 ? "" : "s");
+         (unsigned long long)s->pools_freed, r->trimmed, s->pools_alive,
+         s->threads, s->threads == 1 ? "" : "s");
   printf("         OS threads: peak %zu, final %zu (expected %zu: %zu at "
          "start besides the pool's workers%s, + %zu pool worker%s)\n",
          atomic_load(&os_threads_peak), r->final_threads, r->expected,
