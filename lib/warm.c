@@ -108,6 +108,14 @@ static void rcupl_warm_let_go_locked(struct rcupl_warm_pass *w,
   rcupl_warm_chain(&w->chain, p);
 }
 
+/* WARM-1's definition: managed, not current, no pin, retire or dispatch
+ * reference. Called with m->lock held. */
+static bool rcupl_warm_is_warm_locked(const rcupool_t *m,
+                                      const struct rcupl_pool *p) {
+  return p != m->current && p->managed && rcupl_pool_refs(p) == 1 &&
+         p->retires_pending == 0;
+}
+
 /* WARM-3 over m's pools. Called with m->lock held. */
 static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
   if (m->current == NULL) return; /* destroy owns every pool now */
@@ -122,7 +130,7 @@ static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
     }
     bool used = __atomic_exchange_n(&p->used, 0, __ATOMIC_RELAXED) != 0;
     if (used || p->warm_since == 0) p->warm_since = w->now;
-    if (rcupl_pool_refs(p) != 1 || p->retires_pending != 0) {
+    if (!rcupl_warm_is_warm_locked(m, p)) {
       p->warm_since = w->now; /* in use now: its linger starts again */
       rcupl_warm_due(w, w->now + warm_ns);
       continue;
@@ -139,9 +147,7 @@ static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
   while (warm > max) {
     struct rcupl_pool *oldest = NULL;
     rcupl_for_each_pool(p, m) {
-      if (p == m->current || !p->managed || rcupl_pool_refs(p) != 1 ||
-          p->retires_pending != 0)
-        continue;
+      if (!rcupl_warm_is_warm_locked(m, p)) continue;
       if (oldest == NULL || p->warm_since < oldest->warm_since) oldest = p;
     }
     if (oldest == NULL) break;
