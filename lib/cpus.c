@@ -3,13 +3,15 @@
  * How many threads the default is: the count a pool gets when nobody named
  * one, and the RCUPOOL_NUM_THREADS override.
  *
- *   count = performance cores (cpuinfo) with a processor in the calling
- *           thread's affinity mask (sched_getaffinity)
+ *   count = performance cores (cpuinfo's cores, whose first processor in
+ *           the mask is a performance CPU, lib/classes.c) with a
+ *           processor in the calling thread's affinity mask
+ *           (sched_getaffinity)
  *           - no performance core in the mask: every core in the mask;
  *           - cpuinfo unavailable, or it knows none of the mask's CPUs:
  *             the number of CPUs in the mask;
- *         then capped by the CPU quota of the process's cgroup (read by
- *         lib/limits.c, LIMITS-1), at least 1.
+ *         then capped by the CPUs online and by the CPU quota of the
+ *         process's cgroup (read by lib/limits.c, LIMITS-1), at least 1.
  *
  * Invariants kept here:
  *   CPUS-1. Every count rcupl_cpus_thread_count() returns is in
@@ -32,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "classes.h"
 #include "internal.h"
 #include "testing.h"
 
@@ -80,22 +83,23 @@ static bool rcupl_cores_in_mask(const cpu_set_t *mask, size_t bytes,
   const struct cpuinfo_core *cores = cpuinfo_get_cores();
   const struct cpuinfo_processor *procs = cpuinfo_get_processors();
   if (ncores == 0 || cores == NULL || procs == NULL) return false;
-  /* Performance cores: those with the highest frequency. Where the
-   * frequency is unknown (0, common on x86), every core counts. */
-  uint64_t top = 0;
-  for (uint32_t i = 0; i < ncores; i++)
-    if (cores[i].frequency > top) top = cores[i].frequency;
+  /* Performance cores: those whose first processor in the mask is of the
+   * performance class (lib/classes.c: sysfs, cpuinfo, RCUPOOL_CPU_CLASSES;
+   * one class where all are alike, so every core counts). */
+  const struct rcupl_classes *classes = rcupl_classes_get();
   for (uint32_t i = 0; i < ncores; i++) {
-    bool in = mask == NULL;
-    for (uint32_t j = 0; !in && j < cores[i].processor_count; j++) {
+    int first = -1;
+    for (uint32_t j = 0; first < 0 && j < cores[i].processor_count; j++) {
       uint32_t k = cores[i].processor_start + j;
       if (k >= nprocs) break;
       int id = procs[k].linux_id;
-      in = id >= 0 && CPU_ISSET_S((size_t)id, bytes, mask);
+      if (id >= 0 && (mask == NULL || CPU_ISSET_S((size_t)id, bytes, mask)))
+        first = id;
     }
-    if (!in) continue;
+    if (first < 0) continue;
     out->any++;
-    if (cores[i].frequency == top) out->performance++;
+    if (rcupl_cpuset_has(&classes->performance, (unsigned)first))
+      out->performance++;
   }
   return true;
 }
@@ -105,7 +109,10 @@ static size_t rcupl_clamp(size_t n) {
   return n > RCUPOOL_MAX_THREADS ? RCUPOOL_MAX_THREADS : n;
 }
 
-size_t rcupl_cpus_thread_count(void) {
+/* "1 CPU", "2 CPUs". */
+#define RCUPL_PLURAL(n, one, many) ((n) == 1 ? (one) : (many))
+
+void rcupl_cpus_compute(struct rcupl_default_size *ds) {
   size_t bytes = 0;
   cpu_set_t *mask = rcupl_affinity_mask(&bytes);
   bool have_mask = mask != NULL;
@@ -118,47 +125,66 @@ size_t rcupl_cpus_thread_count(void) {
   size_t n;
   char of_mask[48];
   if (have_mask)
-    snprintf(of_mask, sizeof of_mask, "in the affinity mask of %zu CPUs",
-             in_mask);
+    snprintf(of_mask, sizeof of_mask, "in the affinity mask of %zu %s", in_mask,
+             RCUPL_PLURAL(in_mask, "CPU", "CPUs"));
   else
     snprintf(of_mask, sizeof of_mask, "(affinity mask unreadable)");
   if (have_cpuinfo && cores.performance > 0) {
     n = cores.performance;
-    snprintf(why, sizeof why, "%zu performance cores %s", n, of_mask);
+    snprintf(why, sizeof why, "%zu performance %s %s", n,
+             RCUPL_PLURAL(n, "core", "cores"), of_mask);
   } else if (have_cpuinfo && cores.any > 0) {
     n = cores.any;
-    snprintf(why, sizeof why, "%zu cores %s (none of them a performance core)",
-             n, of_mask);
+    snprintf(why, sizeof why, "%zu %s %s (none of them a performance core)", n,
+             RCUPL_PLURAL(n, "core", "cores"), of_mask);
   } else if (have_mask) {
     n = in_mask;
-    snprintf(why, sizeof why, "%s the affinity mask's %zu CPUs",
+    snprintf(why, sizeof why, "%s the affinity mask's %zu %s",
              have_cpuinfo ? "cpuinfo knows none of" : "no cpuinfo; counted",
-             in_mask);
+             in_mask, RCUPL_PLURAL(in_mask, "CPU", "CPUs"));
   } else {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     n = online > 0 ? (size_t)online : 1;
-    snprintf(why, sizeof why, "no cpuinfo, no affinity mask: %zu online CPUs",
-             n);
+    snprintf(why, sizeof why, "no cpuinfo, no affinity mask: %zu online %s", n,
+             RCUPL_PLURAL(n, "CPU", "CPUs"));
   }
   n = rcupl_clamp(n);
+  struct rcupl_cpuset online_set;
+  ds->online =
+      rcupl_cpuset_online(&online_set) ? rcupl_cpuset_count(&online_set) : 0;
+  if (ds->online != 0 && ds->online < n) {
+    n = ds->online;
+    size_t len = strlen(why);
+    snprintf(why + len, sizeof why - len, "; %zu %s online", ds->online,
+             RCUPL_PLURAL(ds->online, "CPU", "CPUs"));
+  }
+  ds->mask = in_mask;
 
   size_t quota = rcupl_limits_cpu_quota();
-  char line[sizeof last_line];
+  ds->quota = quota;
   if (quota != 0) {
     if (quota < n) n = quota;
-    snprintf(line, sizeof line,
-             "default size %zu threads: %s; cgroup quota %zu CPUs", n, why,
-             quota);
+    snprintf(ds->line, sizeof ds->line,
+             "default size %zu %s: %s; cgroup quota %zu %s", n,
+             RCUPL_PLURAL(n, "thread", "threads"), why, quota,
+             RCUPL_PLURAL(quota, "CPU", "CPUs"));
   } else {
-    snprintf(line, sizeof line, "default size %zu threads: %s; no cgroup quota",
-             n, why);
+    snprintf(ds->line, sizeof ds->line,
+             "default size %zu %s: %s; no cgroup quota", n,
+             RCUPL_PLURAL(n, "thread", "threads"), why);
   }
+  ds->threads = n;
+}
+
+size_t rcupl_cpus_thread_count(void) {
+  struct rcupl_default_size ds;
+  rcupl_cpus_compute(&ds);
   rcupl_mutex_lock(&cpus_lock);
-  bool fresh = strcmp(line, last_line) != 0;
-  if (fresh) memcpy(last_line, line, sizeof line);
+  bool fresh = strcmp(ds.line, last_line) != 0;
+  if (fresh) memcpy(last_line, ds.line, sizeof last_line);
   rcupl_mutex_unlock(&cpus_lock);
-  rcupl_log(fresh ? RCUPOOL_LOG_INFO : RCUPOOL_LOG_DEBUG, "%s", line);
-  return n;
+  rcupl_log(fresh ? RCUPOOL_LOG_INFO : RCUPOOL_LOG_DEBUG, "%s", ds.line);
+  return ds.threads;
 }
 
 /* --- RCUPOOL_NUM_THREADS --------------------------------------------------- */
@@ -180,7 +206,7 @@ size_t rcupl_cpus_env_thread_count(void) {
               RCUPOOL_ENV_NUM_THREADS, text, RCUPOOL_MAX_THREADS);
     return 0;
   }
-  rcupl_log(RCUPOOL_LOG_INFO, "default size %ld threads: %s=%ld", v,
-            RCUPOOL_ENV_NUM_THREADS, v);
+  rcupl_log(RCUPOOL_LOG_INFO, "default size %ld %s: %s=%ld", v,
+            v == 1 ? "thread" : "threads", RCUPOOL_ENV_NUM_THREADS, v);
   return (size_t)v;
 }

@@ -7,6 +7,19 @@
 
 #include <stddef.h>
 
+/* The default count and what it was computed from. */
+struct rcupl_default_size {
+  size_t threads; /* the count, in 1..RCUPOOL_MAX_THREADS */
+  size_t mask;    /* CPUs in the calling thread's affinity mask (0: unread) */
+  size_t online;  /* CPUs online (0: unread) */
+  size_t quota;   /* the cgroup CPU quota in CPUs (0: none) */
+  char line[256]; /* "default size N threads: why" */
+};
+
+/* Computes the default count now, for the calling thread, logging
+ * nothing. Reads a few small files: call without manager locks. */
+void rcupl_cpus_compute(struct rcupl_default_size *ds);
+
 /* The default thread count, computed now: performance cores in the calling
  * thread's affinity mask, capped by the cgroup CPU quota, in
  * 1..RCUPOOL_MAX_THREADS (cpus.c says how). Logs how it was chosen (info

@@ -21,6 +21,7 @@
  *   read_internal.h     the library's read side (lib/read.c)
  *   lock.h  log_internal.h  die.h  worker.h  parallel.h  idle.h  names.h
  *   fault.h  cpus.h  limits_internal.h  reset.h  default.h  fork.h
+ *   classes.h  placement.h  follow.h
  *                       the API of the .c file of lib/ of the same name
  *   tsan.h  urcu_flavor.h  the TSAN annotations, the liburcu flavour
  *
@@ -34,10 +35,12 @@
 #include "tsan.h"
 #include "urcu_flavor.h"
 
+#include "classes.h"
 #include "cpus.h"
 #include "default.h"
 #include "die.h"
 #include "fault.h"
+#include "follow.h"
 #include "fork.h"
 #include "idle.h"
 #include "limits_internal.h"
@@ -46,6 +49,7 @@
 #include "manager_internal.h"
 #include "names.h"
 #include "parallel.h"
+#include "placement.h"
 #include "pool.h"
 #include "read_internal.h"
 #include "reclaim.h"

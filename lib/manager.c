@@ -110,14 +110,19 @@ size_t rcupl_manager_default_threads(const rcupool_t *m) {
 }
 
 /* A manager in *m with a first pool of default_threads threads (0:
- * rcupl_cpus_thread_count()) and the idle policy idle_flags (IDLE-1: before
- * the first pool's census reads it). For rcupool_create() only. */
+ * rcupl_cpus_thread_count()) placed by pl (normalised), and the idle
+ * policy idle_flags (IDLE-1: before the first pool's census reads it).
+ * For rcupool_create() only. */
 static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
-                              uint32_t idle_flags) {
+                              uint32_t idle_flags,
+                              const rcupool_placement_t *pl, bool follow) {
   memset(m, 0, sizeof(*m));
   CDS_INIT_LIST_HEAD(&m->pools);
   m->default_threads = default_threads;
   m->idle_flags = idle_flags;
+  m->placement = *pl;
+  m->follow = follow && default_threads == 0;
+  rcupl_follow_init(m);
   rcupl_warm_set(m, 0, 0); /* rcupl_manager_create sets the options' values */
   if (pthread_mutex_init(&m->writer, NULL) != 0) return -ENOMEM;
   if (pthread_mutex_init(&m->lock, NULL) != 0) {
@@ -125,7 +130,8 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
     return -ENOMEM;
   }
   struct rcupl_pool *p;
-  int err = rcupl_pool_create(m, rcupl_manager_default_threads(m), &p);
+  int err = rcupl_pool_create(m, rcupl_manager_default_threads(m),
+                              &m->placement, "create", &p);
   if (err != 0) {
     pthread_mutex_destroy(&m->lock);
     pthread_mutex_destroy(&m->writer);
@@ -160,13 +166,33 @@ static int rcupl_manager_create(const rcupool_options_t *opts,
               (unsigned)warm_ms, (unsigned)RCUPOOL_WARM_MS_MAX);
     return -EINVAL;
   }
+  rcupool_follow_t follow =
+      opts != NULL ? opts->follow : RCUPOOL_FOLLOW_DEFAULT;
+  if (follow != RCUPOOL_FOLLOW_DEFAULT && follow != RCUPOOL_FOLLOW_ON &&
+      follow != RCUPOOL_FOLLOW_OFF) {
+    rcupl_log(RCUPOOL_LOG_ERROR, "create: %d is not a follow setting",
+              (int)follow);
+    return -EINVAL;
+  }
+  rcupool_placement_t placement;
+  memset(&placement, 0, sizeof placement);
+  if (opts != NULL) {
+    if (rcupl_placement_check(&opts->placement) != 0) {
+      rcupl_log(RCUPOOL_LOG_ERROR, "create: not a placement (policy %d)",
+                (int)opts->placement.policy);
+      return -EINVAL;
+    }
+    placement = opts->placement;
+    rcupl_placement_normalise(&placement);
+  }
   rcupool_t *m = NULL;
   if (!rcupl_fault(RCUPL_FAULT_ALLOC)) m = malloc(sizeof(*m));
   if (m == NULL) {
     rcupl_log(RCUPOOL_LOG_ERROR, "create: out of memory");
     return -ENOMEM;
   }
-  int err = rcupl_manager_init(m, threads, idle_flags);
+  int err = rcupl_manager_init(m, threads, idle_flags, &placement,
+                               follow != RCUPOOL_FOLLOW_OFF);
   if (err != 0) {
     free(m);
     rcupl_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)",
@@ -288,6 +314,12 @@ uint64_t rcupool_generation(rcupool_t *m) {
   return __atomic_load_n(&m->generation, __ATOMIC_RELAXED);
 }
 
+int rcupool_get_placement(rcupool_t *m, rcupool_placement_t *out) {
+  if (m == NULL || out == NULL) return -EINVAL;
+  *out = m->placement; /* immutable after create */
+  return 0;
+}
+
 int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   if (m == NULL || out == NULL) return -EINVAL;
   rcupool_stats_t s;
@@ -299,12 +331,14 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   s.reuses = m->reuses;
   s.pools_created = m->pools_created;
   s.pools_freed = m->pools_freed;
+  s.follows = m->follows;
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
     size_t all_refs = rcupl_pool_refs(p);
     size_t pins = rcupl_pool_pins_locked(p);
     bool is_current = p == m->current;
     s.pools_alive++;
+    s.bind_failures += p->bind_failures;
     if (!p->fork_orphan) s.threads_alive += p->threads; /* FORK-4 */
     s.pins += pins;
     s.frees_pending += p->retires_pending;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpus.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 
@@ -49,6 +50,22 @@ struct rcupool_manager {
   size_t default_threads;
   /* Set once by rcupool_default() before it publishes the manager. */
   bool is_default;
+  /* Immutable after create, normalised: the placement of every pool
+   * reset and rcupool_pin_sized() start (PLACE-1), so the current pool
+   * always has it. */
+  rcupool_placement_t placement;
+
+  /* Following the CPU limits (lib/follow.c). follow: immutable after
+   * create (on, and default_threads 0). chosen: the count was chosen by
+   * a reset(m, n > 0); written under writer, read atomically (relaxed).
+   * follow_due_ns: when the next check is due (CLOCK_MONOTONIC_COARSE);
+   * atomic, claimed by compare-and-swap. follow_last: the limits the last
+   * check saw, under writer. follows: under lock. */
+  bool follow;
+  bool chosen;
+  uint64_t follow_due_ns;
+  struct rcupl_default_size follow_last;
+  uint64_t follows;
   /* The idle policy as the flags every pthreadpool call made for m adds to
    * its own: PTHREADPOOL_FLAG_YIELD_WORKERS or 0 (lib/idle.c). Atomic,
    * relaxed: written by create and rcupool_set_idle(), read once by each

@@ -139,6 +139,7 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
                    flags | rcupl_idle_flags_of(m));
   dispatching = NULL;
   if (rcupl_pool_put_dispatch(p)) rcupl_reclaim_free_later(p);
+  if (pin == NULL) rcupl_follow_maybe(m); /* FOLLOW-3, after the work */
   rcupl_log_deliver(); /* what the tasks or a fork child's settle logged */
   return 0;
 }

@@ -34,6 +34,10 @@
  *       reset reuses it and makes it current (reset.c, RESET-4).
  *   SIZED-4. A failure to start a pool changes nothing: the pin stays empty
  *       and no pool, thread or counter is added.
+ *   SIZED-6. A sized pin's pool has the manager's placement; a placed pin
+ *       (rcupool_pin_placed) one of its own, and every search matches
+ *       width and placement (PLACE-1): the current pool is taken only for
+ *       the manager's placement, whose pools it always has.
  *   SIZED-5. A sized pin's generation is the manager's generation when it was
  *       taken (for a pin of the current pool, that pool's generation, as for
  *       rcupool_pin()).
@@ -51,9 +55,9 @@ static void rcupl_pin_fill(rcupool_pin_t *pin, rcupool_t *m,
   pin->generation_ = gen;
 }
 
-__attribute__((noinline)) static int rcupl_pin_sized_slow(rcupool_t *m,
-                                                          size_t threads,
-                                                          rcupool_pin_t *pin);
+__attribute__((noinline)) static int rcupl_pin_sized_slow(
+    rcupool_t *m, size_t threads, const rcupool_placement_t *pl,
+    rcupool_pin_t *pin);
 
 /* The one way a pin is taken once its arguments are checked: on the
  * current pool when that has `threads` threads (0: any size), as PIN-1
@@ -64,7 +68,7 @@ __attribute__((always_inline)) static inline int rcupl_pin_take(
   uint64_t gen;
   struct rcupl_pool *p = rcupl_read_get_current(m, threads, &gen);
   if (__builtin_expect(p == NULL, 0))
-    return rcupl_pin_sized_slow(m, threads, pin);
+    return rcupl_pin_sized_slow(m, threads, &m->placement, pin);
   rcupl_pin_fill(pin, m, p, gen);
   return 0;
 }
@@ -108,11 +112,11 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
 /* A live pool of `threads` threads, current or not, with a reference taken
  * for the caller (SIZED-1). Called with m->lock held. The pool found is
  * marked used (WARM-3). */
-static struct rcupl_pool *rcupl_sized_find_locked(rcupool_t *m,
-                                                  size_t threads) {
+static struct rcupl_pool *rcupl_sized_find_locked(
+    rcupool_t *m, size_t threads, const rcupool_placement_t *pl) {
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
-    if (rcupl_pool_tryget_sized(p, threads)) {
+    if (rcupl_pool_tryget_sized(p, threads, pl)) {
       rcupl_warm_note_use(p);
       return p;
     }
@@ -126,11 +130,12 @@ static struct rcupl_pool *rcupl_sized_find_locked(rcupool_t *m,
  * (refs zero) fails rcupl_pool_tryget(). *gen is the manager's generation
  * then (SIZED-5). */
 static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,
+                                                const rcupool_placement_t *pl,
                                                 uint64_t *gen) {
   struct rcupl_pool *p, *found = NULL;
   rcupl_rcu_read_lock();
   rcupl_for_each_pool_rcu(p, m) {
-    if (rcupl_pool_tryget_sized(p, threads)) {
+    if (rcupl_pool_tryget_sized(p, threads, pl)) {
       rcupl_warm_note_use(p);
       found = p;
       break;
@@ -145,14 +150,15 @@ static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,
 /* No live pool of that size was found: SIZED-2, search again under
  * writer, then start the pool there. */
 __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
-    rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
+    rcupool_t *m, size_t threads, const rcupool_placement_t *pl,
+    rcupool_pin_t *pin) {
   rcupl_mutex_lock(&m->writer);
   rcupl_mutex_lock(&m->lock);
-  struct rcupl_pool *p = rcupl_sized_find_locked(m, threads);
+  struct rcupl_pool *p = rcupl_sized_find_locked(m, threads, pl);
   uint64_t gen = m->generation;
   rcupl_mutex_unlock(&m->lock);
   if (p == NULL) {
-    int err = rcupl_pool_create(m, threads, &p);
+    int err = rcupl_pool_create(m, threads, pl, "pin_sized", &p);
     if (err != 0) {
       rcupl_mutex_unlock(&m->writer);
       rcupl_log(RCUPOOL_LOG_ERROR,
@@ -183,13 +189,13 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
 /* A pool of another size than the current one: a live one if any (one
  * section, no lock), else a new one. Out of line and free of the locked
  * path's calls, so it saves no register before the walk. */
-__attribute__((noinline)) static int rcupl_pin_sized_slow(rcupool_t *m,
-                                                          size_t threads,
-                                                          rcupool_pin_t *pin) {
+__attribute__((noinline)) static int rcupl_pin_sized_slow(
+    rcupool_t *m, size_t threads, const rcupool_placement_t *pl,
+    rcupool_pin_t *pin) {
   uint64_t gen;
-  struct rcupl_pool *p = rcupl_sized_find_live(m, threads, &gen);
+  struct rcupl_pool *p = rcupl_sized_find_live(m, threads, pl, &gen);
   if (__builtin_expect(p == NULL, 0))
-    return rcupl_pin_sized_new(m, threads, pin);
+    return rcupl_pin_sized_new(m, threads, pl, pin);
   rcupl_pin_fill(pin, m, p, gen);
   return 0;
 }
@@ -223,8 +229,42 @@ int rcupool_pin_sized(rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
    * instead of two. current_threads may be stale either way; both paths
    * check the size of the pool they take. */
   if (__atomic_load_n(&m->current_threads, __ATOMIC_RELAXED) != threads)
-    return rcupl_pin_sized_slow(m, threads, pin);
+    return rcupl_pin_sized_slow(m, threads, &m->placement, pin);
   return rcupl_pin_take(m, threads, pin);
+}
+
+static int rcupl_pin_placed_body(rcupool_t *m, size_t threads,
+                                 const rcupool_placement_t *pl,
+                                 rcupool_pin_t *pin) {
+  if (m == NULL || pin == NULL) return -EINVAL;
+  if (pl == NULL) return rcupool_pin_sized(m, threads, pin);
+  if (rcupl_placement_check(pl) != 0) {
+    rcupl_log(RCUPOOL_LOG_ERROR, "pin_placed: not a placement (policy %d)",
+              (int)pl->policy);
+    return -EINVAL;
+  }
+  rcupool_placement_t own = *pl;
+  rcupl_placement_normalise(&own);
+  if (rcupl_placement_equal(&own, &m->placement))
+    return rcupool_pin_sized(m, threads, pin);
+  if (rcupl_limits_check_threads("pin_placed", threads) != 0) return -EINVAL;
+  if (pin->pool_ != NULL) {
+    rcupl_log(RCUPOOL_LOG_WARN, "pin_placed: pin %p already holds a pool",
+              (void *)pin);
+    return -EBUSY;
+  }
+  rcupl_fork_settle(m);
+  if (threads == 0) threads = rcupl_manager_default_threads(m);
+  /* Another placement than m's: never the current pool (SIZED-6). The
+   * walk copies `own` into a pool it starts, so a stack copy is enough. */
+  return rcupl_pin_sized_slow(m, threads, &own, pin);
+}
+
+int rcupool_pin_placed(rcupool_t *m, size_t threads,
+                       const rcupool_placement_t *pl, rcupool_pin_t *pin) {
+  int err = rcupl_pin_placed_body(m, threads, pl, pin);
+  rcupl_log_deliver();
+  return err;
 }
 
 void rcupool_unpin(rcupool_pin_t *pin) {

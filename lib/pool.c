@@ -28,7 +28,13 @@
 
 #include "internal.h"
 
-int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out) {
+int rcupl_pool_create(rcupool_t *m, size_t threads,
+                      const rcupool_placement_t *pl, const char *call,
+                      struct rcupl_pool **out) {
+  struct rcupl_cpuset cpus;
+  bool bind;
+  int perr = rcupl_placement_resolve(pl, call, &cpus, &bind); /* PLACE-2 */
+  if (perr != 0) return perr;
   if (rcupl_fault(RCUPL_FAULT_ALLOC)) return -ENOMEM;
   struct rcupl_pool *p = aligned_alloc(RCUPL_CACHELINE, sizeof(*p));
   if (p == NULL) return -ENOMEM;
@@ -48,10 +54,19 @@ int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out) {
   p->tp = tp;
   p->threads = pthreadpool_get_threads_count(tp);
   p->manager = m;
+  p->placement = *pl;
   p->refs = 1; /* the manager's reference */
   p->managed = true;
   CDS_INIT_LIST_HEAD(&p->node);
-  rcupl_worker_census(p);
+  rcupl_worker_census(p, bind ? &cpus : NULL, pl->strict);
+  if (p->bind_failures != 0) {
+    char text[64];
+    rcupool_placement_format(pl, text, sizeof text);
+    rcupl_log(RCUPOOL_LOG_WARN,
+              "%s: %zu of the %zu workers of a pool placed \"%s\" could not "
+              "be bound; they run where the OS puts them",
+              call, p->bind_failures, p->threads - 1, text);
+  }
   *out = p;
   return 0;
 }

@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "placement.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
 
@@ -63,6 +64,10 @@ struct rcupl_pool {
   pthreadpool_t tp;
   size_t threads;
   rcupool_t *manager;
+  /* With threads, the pool's identity (PLACE-1): normalised. */
+  rcupool_placement_t placement;
+  /* Workers whose binding did not hold (PLACE-3); set by the census. */
+  size_t bind_failures;
 
   /* Written under manager->lock (atomically, as readers may load them). */
   uint64_t generation; /* generation at which it last became current;
@@ -92,11 +97,15 @@ struct rcupl_pool {
   unsigned char used;
 };
 
-/* Creates a pool of `threads` threads, managed, with refs = 1 (the
+/* Creates a pool of `threads` threads placed by `pl` (normalised; its
+ * workers bound by the census, PLACE-3), managed, with refs = 1 (the
  * manager's reference; a sized pin adds its own pin before it lists the
- * pool), not yet on m->pools. Returns 0, -ENOMEM or -EAGAIN; logs nothing
- * (its callers do, LOG-5). */
-int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out);
+ * pool), not yet on m->pools. Returns 0, -ENOMEM, -EAGAIN, or -EINVAL when
+ * pl cannot be placed (PLACE-2, logged with `call`); logs nothing else
+ * (its callers do, LOG-5). Call without manager locks. */
+int rcupl_pool_create(rcupool_t *m, size_t threads,
+                      const rcupool_placement_t *pl, const char *call,
+                      struct rcupl_pool **out);
 
 /* Takes a reference unless refs is zero. Returns false if the pool is dying. */
 static inline bool rcupl_pool_tryget(struct rcupl_pool *p) {
@@ -109,11 +118,13 @@ static inline bool rcupl_pool_tryget(struct rcupl_pool *p) {
 }
 
 /* The one test of the searches for a pool of a size (a reset's reuse,
- * RESET-2; a sized pin's, SIZED-1): p has `threads` threads, did not lose
- * them to fork(), and a reference was taken (it is not dying). */
-static inline bool rcupl_pool_tryget_sized(struct rcupl_pool *p,
-                                           size_t threads) {
-  return p->threads == threads && !p->fork_orphan && rcupl_pool_tryget(p);
+ * RESET-2; a sized pin's, SIZED-1): p has `threads` threads and the
+ * placement pl (PLACE-1), did not lose them to fork(), and a reference was
+ * taken (it is not dying). */
+static inline bool rcupl_pool_tryget_sized(struct rcupl_pool *p, size_t threads,
+                                           const rcupool_placement_t *pl) {
+  return p->threads == threads && rcupl_placement_equal(&p->placement, pl) &&
+         !p->fork_orphan && rcupl_pool_tryget(p);
 }
 
 /* Drops one reference; true if it was the last. Inline: unpin's path. */

@@ -38,7 +38,8 @@
 
 #include "internal.h"
 
-/* Finds a managed pool of `threads` threads other than the current one (a
+/* Finds a managed pool of `threads` threads and m's placement (PLACE-1)
+ * other than the current one (a
  * warm or retired one, or one started by rcupool_pin_sized()). It takes no
  * reference: under m->lock a managed pool cannot reach zero (WARM-2), and
  * the manager's reference becomes the current one. Called with m->lock
@@ -48,7 +49,7 @@ static struct rcupl_pool *rcupl_find_reusable_locked(rcupool_t *m,
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
     if (p != m->current && p->managed && p->threads == threads &&
-        !p->fork_orphan)
+        rcupl_placement_equal(&p->placement, &m->placement) && !p->fork_orphan)
       return p;
   }
   return NULL;
@@ -114,7 +115,7 @@ static int rcupl_reset_writer_held(rcupool_t *m, size_t threads,
     rcupl_mutex_unlock(&m->lock);
     /* Slow (threads start): no m->lock held, so stats, pins and the reclaim
      * thread carry on meanwhile. */
-    int err = rcupl_pool_create(m, threads, &next);
+    int err = rcupl_pool_create(m, threads, &m->placement, "reset", &next);
     if (err != 0) {
       free(rec);
       rcupl_reset_failed(m, settling);
@@ -156,10 +157,35 @@ static int rcupl_reset_writer_held(rcupool_t *m, size_t threads,
 static int rcupl_reset(rcupool_t *m, size_t threads) {
   if (m == NULL) return -EINVAL;
   if (rcupl_limits_check_threads("reset", threads) != 0) return -EINVAL;
+  /* A count the application chose stops following (FOLLOW-1). */
+  const bool chosen = threads != 0 || m->default_threads != 0;
   /* Read before the writer lock: it may read files. */
   if (threads == 0) threads = rcupl_manager_default_threads(m);
   rcupl_mutex_lock(&m->writer);
+  __atomic_store_n(&m->chosen, chosen, __ATOMIC_RELAXED);
   return rcupl_reset_writer_held(m, threads, false);
+}
+
+int rcupl_reset_follow(rcupool_t *m, const struct rcupl_default_size *ds) {
+  rcupl_mutex_lock(&m->writer);
+  if (__atomic_load_n(&m->chosen, __ATOMIC_RELAXED) ||
+      m->current->threads == ds->threads) {
+    m->follow_last = *ds; /* FOLLOW-2: under writer */
+    rcupl_mutex_unlock(&m->writer);
+    return 0;
+  }
+  char what[160];
+  rcupl_follow_describe(&m->follow_last, ds, what, sizeof what);
+  const size_t from = m->current->threads;
+  m->follow_last = *ds;
+  int err = rcupl_reset_writer_held(m, ds->threads, false);
+  if (err != 0) return err;
+  rcupl_mutex_lock(&m->lock);
+  m->follows++;
+  rcupl_mutex_unlock(&m->lock);
+  rcupl_log(RCUPOOL_LOG_INFO, "manager %p: default size %zu -> %zu: %s",
+            (void *)m, from, ds->threads, what);
+  return 1;
 }
 
 int rcupool_reset(rcupool_t *m, size_t threads) {

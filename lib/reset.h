@@ -18,4 +18,11 @@ static inline void rcupl_fork_settle(rcupool_t *m) {
     rcupl_reset_settle_fork(m);
 }
 
+/* A reset to ds->threads made by following the limits (lib/follow.c):
+ * under m->writer, does nothing when the count was chosen meanwhile
+ * (FOLLOW-1) or the current pool already has that size; records ds as the
+ * limits last seen; counts and logs the change. Returns 1 when it reset,
+ * 0 when not, or the reset's error. Call without m's locks. */
+int rcupl_reset_follow(rcupool_t *m, const struct rcupl_default_size *ds);
+
 #endif /* RCUPOOL_LIB_RESET_H */

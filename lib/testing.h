@@ -53,6 +53,20 @@ size_t rcupl_limits_cgroup_cpus(const char *root);
 int rcupl_limits_parse_cpu_max(const char *text, size_t *cpus);
 int rcupl_limits_parse_cfs(const char *quota, const char *period, size_t *cpus);
 
+/* --- core classes (lib/classes.c) and following (lib/follow.c) --- */
+
+/* Test hook: computes the CPU classes again, reading RCUPOOL_CPU_CLASSES
+ * now and the sysfs files (sys/devices/system/cpu/...) under `root` (NULL
+ * or "": the real ones; under another root cpuinfo is not asked), and the
+ * CPUs online under it too. Call while the library is idle. */
+void rcupl_classes_reload(const char *root);
+
+/* Test hook: how long a manager waits between two checks of its limits
+ * (RCUPOOL_FOLLOW_PERIOD_MS by default); a manager created later starts
+ * with it, an existing one at its next check. 0: every parallel call
+ * checks. */
+void rcupl_follow_set_period_ns(uint64_t ns);
+
 #ifdef __cplusplus
 }
 #endif

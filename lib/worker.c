@@ -23,7 +23,11 @@
  *       item first; each item waits until all have started, bounded by a
  *       deadline), and every thread but the creating one records itself and
  *       takes its worker name, "rcupool-w<item>/<threads>" (lib/names.c,
- *       NAMES-2): the creating thread keeps its own. The census ORs the
+ *       NAMES-2): the creating thread keeps its own. A placed pool's
+ *       workers bind themselves there, each worker k (in the order they
+ *       arrive) as lib/placement.c's PLACE-3 says, and read their binding
+ *       back; the workers not seen bound are the pool's bind_failures.
+ *       The census ORs the
  *       manager's idle flags into its own, like every pthreadpool call of
  *       the library (lib/idle.c, IDLE-2).
  *   WORKER-3. The reclaim thread marks itself as its first act after its
@@ -56,7 +60,11 @@ struct rcupl_census {
   const struct rcupl_pool *pool;
   pthread_t creator;
   size_t threads;
-  size_t arrived; /* atomic */
+  size_t arrived;                  /* atomic */
+  const struct rcupl_cpuset *cpus; /* NULL: not placed */
+  bool strict;
+  size_t workers; /* atomic: workers seen so far (their number k) */
+  size_t bound;   /* atomic: workers whose binding held */
   struct timespec deadline;
 #if defined(RCUPL_TSAN)
   char start; /* released by the creator, acquired by each task */
@@ -77,6 +85,9 @@ static void rcupl_census_task(void *arg, size_t i) {
   if (!pthread_equal(pthread_self(), c->creator)) {
     worker_of = c->pool;
     rcupl_thread_name_worker(i, c->threads);
+    size_t k = __atomic_fetch_add(&c->workers, 1, __ATOMIC_RELAXED);
+    if (c->cpus != NULL && rcupl_placement_bind_worker(c->cpus, c->strict, k))
+      __atomic_fetch_add(&c->bound, 1, __ATOMIC_RELAXED);
   }
   __atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
   /* Hold this thread until every thread has taken its first item, so no
@@ -87,16 +98,22 @@ static void rcupl_census_task(void *arg, size_t i) {
   RCUPL_TSAN_RELEASE(&c->end);
 }
 
-void rcupl_worker_census(struct rcupl_pool *p) {
+void rcupl_worker_census(struct rcupl_pool *p, const struct rcupl_cpuset *cpus,
+                         bool strict) {
   if (p->threads <= 1) return;
   struct rcupl_census c = {.pool = p,
                            .creator = pthread_self(),
                            .threads = p->threads,
-                           .arrived = 0};
+                           .arrived = 0,
+                           .cpus = cpus,
+                           .strict = strict};
   clock_gettime(CLOCK_MONOTONIC, &c.deadline);
   c.deadline.tv_sec += 2;
   RCUPL_TSAN_RELEASE(&c.start);
   pthreadpool_parallelize_1d(p->tp, rcupl_census_task, &c, p->threads,
                              rcupl_idle_flags_of(p->manager));
   RCUPL_TSAN_ACQUIRE(&c.end);
+  if (cpus != NULL) /* every task has returned: the counts are final */
+    p->bind_failures =
+        p->threads - 1 - __atomic_load_n(&c.bound, __ATOMIC_ACQUIRE);
 }

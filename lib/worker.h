@@ -11,6 +11,7 @@
 #include <pthreadpool.h>
 
 struct rcupl_pool;
+struct rcupl_cpuset;
 
 /* True on a thread that is running a task dispatched by rcupool, or that is
  * a worker thread of any rcupool pool (whoever dispatched its task). */
@@ -21,9 +22,12 @@ bool rcupl_in_task(void);
 void rcupl_task_run(pthreadpool_task_1d_t task, void *ctx, size_t begin,
                     size_t end);
 
-/* Records p's worker threads as workers of an rcupool pool and names them
- * (called once by rcupl_pool_create on a new pool, on the creating thread). */
-void rcupl_worker_census(struct rcupl_pool *p);
+/* Records p's worker threads as workers of an rcupool pool, names them,
+ * and binds them to `cpus` (NULL: not placed; strict: one CPU each) and
+ * sets p->bind_failures (PLACE-3). Called once by rcupl_pool_create on a
+ * new pool, on the creating thread. */
+void rcupl_worker_census(struct rcupl_pool *p, const struct rcupl_cpuset *cpus,
+                         bool strict);
 
 /* The reclaim thread marks itself once, as it starts (lib/reclaim.c); true
  * on that thread only (WORKER-3). */

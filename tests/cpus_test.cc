@@ -350,9 +350,12 @@ TEST(RcupoolCreate, DefaultSizeLineIsLoggedAtInfoOnceWhileLimitsStay) {
   rcupool_t *again = nullptr;
   ASSERT_EQ(rcupool_create(nullptr, &again), 0);
   EXPECT_EQ(rcupool_destroy(again), 0);
-  const char line[] = "default size 1 threads: ";
+  // One thread, one CPU: singular (issue 34's "1 CPUs").
+  const char line[] = "default size 1 thread: ";
   EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, line), 1u);
-  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, "cgroup quota 1 CPUs"), 1u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, "cgroup quota 1 CPU"), 1u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, "1 CPUs"), 0u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, "1 threads"), 0u);
   EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, "in the affinity mask of"), 1u);
   EXPECT_EQ(log.Count(RCUPOOL_LOG_DEBUG, line), 1u);
   for (const std::string &l : log.All())

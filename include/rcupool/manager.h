@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <rcupool/common.h>
+#include <rcupool/placement.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,31 @@ typedef enum rcupool_idle {
   RCUPOOL_IDLE_YIELD = 2,
 } rcupool_idle_t;
 
+/*
+ * Following the CPU limits. A manager whose count is the default (created
+ * with threads 0, and never reset to a chosen count since, or reset to 0
+ * again) follows the calling threads' affinity mask, the cgroup CPU quota
+ * (v1 and v2, every level) and the CPUs online while the process runs: a
+ * parallel call on it (rcupool_parallelize_1d() outside a scope) that
+ * starts at least RCUPOOL_FOLLOW_PERIOD_MS after the last check looks at
+ * them again, and when the default count changed resets the manager to
+ * it, after its own work is done (an ordinary reset: loaded methods keep
+ * their pool and see rcupool_pin_is_current() false). Nothing else looks:
+ * no timer, no thread; the read side, pin and unpin never do.
+ * rcupool_follow_now() checks at once. Each change is logged at info level
+ * ("default size 2 -> 1: affinity mask 2 -> 1 CPUs") and counted (stats:
+ * follows). A count the application chose (rcupool_reset(m, n), n > 0, or
+ * created with threads > 0, or RCUPOOL_NUM_THREADS) never changes.
+ */
+typedef enum rcupool_follow {
+  /* The library's choice: on (RCUPOOL_FOLLOW=0 turns it off for the
+   * default manager). */
+  RCUPOOL_FOLLOW_DEFAULT = 0,
+  RCUPOOL_FOLLOW_ON = 1,
+  RCUPOOL_FOLLOW_OFF = 2,
+} rcupool_follow_t;
+#define RCUPOOL_FOLLOW_PERIOD_MS 1000u
+
 /* Options for rcupool_create(). A zero-initialised struct means defaults. */
 typedef struct rcupool_options {
   /* Thread count of the first pool and of rcupool_reset(m, 0). 0: the
@@ -65,6 +91,13 @@ typedef struct rcupool_options {
    * later with rcupool_set_warm(). */
   uint32_t warm_ms;
   uint32_t warm_pools;
+  /* Whether a default count (threads 0) follows the CPU limits while the
+   * process runs (rcupool_follow_t). */
+  rcupool_follow_t follow;
+  /* Where the workers of this manager's pools run (zero: the OS decides,
+   * RCUPOOL_PLACE_NONE); the pools of rcupool_reset() and
+   * rcupool_pin_sized() have it. rcupool_pin_placed() takes another. */
+  rcupool_placement_t placement;
 } rcupool_options_t;
 
 #define RCUPOOL_WARM_MS_DEFAULT 1000u
@@ -81,7 +114,10 @@ typedef struct rcupool_options {
  * Returns: 0 and stores the manager in *out, or
  *   -EINVAL  out is NULL, opts->threads > RCUPOOL_MAX_THREADS, opts->idle
  *            is not a value of rcupool_idle_t or opts->warm_ms >
- *            RCUPOOL_WARM_MS_MAX;
+ *            RCUPOOL_WARM_MS_MAX, opts->follow is not a value of
+ *            rcupool_follow_t, opts->placement is not a placement or
+ *            cannot be placed (an explicit set with no CPU in the
+ *            affinity mask and online);
  *   -ENOMEM  allocation failed;
  *   -EAGAIN  the pool's threads could not be started.
  *   On error *out is left unchanged and nothing stays allocated.
@@ -124,8 +160,12 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * (sched_getaffinity), capped by the CPU quota of the process's cgroup
  * (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us), at least 1; it is
  * computed again by every rcupool_reset(m, 0). How it was chosen is logged
- * at info level ("default size 1 threads: 2 performance cores in the
- * affinity mask of 2 CPUs; cgroup quota 1 CPUs").
+ * at info level ("default size 1 thread: 2 performance cores in the
+ * affinity mask of 2 CPUs; cgroup quota 1 CPU"). Its placement is
+ * RCUPOOL_PLACEMENT's (rcupool_placement_parse() syntax; none when unset or
+ * malformed, which is logged at warning level); RCUPOOL_FOLLOW=0 stops it
+ * following the CPU limits (rcupool_follow_t; any value but 0 and 1 is
+ * logged and ignored).
  *
  * Returns: the manager; NULL only if the first creation failed (logged at
  *   error level): a later call tries again.
@@ -274,6 +314,29 @@ RCUPOOL_API int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms,
  * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_trim(rcupool_t *m);
+
+/*
+ * The placement m was created with (rcupool_options_t), normalised: the
+ * placement of its current pool and of its sized pins.
+ * Returns: 0 and fills *out, or -EINVAL when m or out is NULL.
+ * Threads: any. Blocks: no (m's placement never changes).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_get_placement(rcupool_t *m, rcupool_placement_t *out);
+
+/*
+ * Checks the CPU limits now (see rcupool_follow_t) and, when m follows and
+ * its default count changed, resets m to it. For a process that only pins
+ * (a parallel call checks by itself), and for tests.
+ * Returns: 1 when it reset m, 0 when nothing changed or m does not follow,
+ *   -EINVAL when m is NULL, or a reset's error (logged; the current pool
+ *   stays).
+ * Threads: any thread that may call rcupool_reset().
+ * Blocks: reads the mask and a few small files; when the count changed, as
+ *   rcupool_reset().
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_follow_now(rcupool_t *m);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -102,6 +102,42 @@ RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
                                   rcupool_pin_t *pin);
 
 /*
+ * Pins a pool of exactly `threads` threads (0: the manager's default
+ * count) placed by *pl (rcupool/placement.h): a per-call width guard on
+ * chosen cores, say the performance cores:
+ *
+ *   rcupool_placement_t big = {.policy = RCUPOOL_PLACE_PERFORMANCE};
+ *   rcupool_pin_t pin = {0};
+ *   if (rcupool_pin_placed(m, 2, &big, &pin) == 0) {
+ *     rcupool_scope_enter(&pin);
+ *     ... parallel work runs on the 2-thread pool on the big cores ...
+ *     rcupool_scope_exit();
+ *     rcupool_unpin(&pin);
+ *   }
+ *
+ * A pool's identity is (width, placement): the pin takes the live pool of
+ * that width and placement if there is one (current, warm, kept or
+ * another pin's; when warm this is a lookup, no thread starts), else
+ * starts one, which is never made current (a reset makes current only
+ * pools of the manager's own placement). pl NULL, or equal to the
+ * manager's placement, is rcupool_pin_sized(). Everything else is as
+ * rcupool_pin_sized(): generation, is_current (normally false), unpin,
+ * warm widths. The placement is resolved when a pool starts (the calling
+ * thread's affinity mask, the CPUs online): see rcupool_place_t for the
+ * fallbacks and the clipping.
+ * Returns: as rcupool_pin_sized(), and -EINVAL also when *pl is not a
+ *   placement, or is an explicit CPU set with no CPU in the calling
+ *   thread's mask and online (logged; nothing changed).
+ * Threads: any, including a task running on a pool.
+ * Blocks: as rcupool_pin_sized(); starting a placed pool also binds each
+ *   worker (one system call each, on the worker).
+ * Lifetime: as rcupool_pin(); *pl is not kept.
+ */
+RCUPOOL_API int rcupool_pin_placed(rcupool_t *m, size_t threads,
+                                   const rcupool_placement_t *pl,
+                                   rcupool_pin_t *pin);
+
+/*
  * Releases a pin and empties *pin. Unpinning an empty pin (zeroed, or
  * already released) is a no-op logged at warning level. If this was the
  * last holder of a retired pool, the pool is handed to the reclaim thread;

@@ -38,13 +38,14 @@
 #include <pthreadpool.h>
 
 /* One header a concept; this one includes them all. */
-#include <rcupool/common.h>  /* RCUPOOL_API, RCUPOOL_PRINTF */
-#include <rcupool/log.h>     /* the log hook, pull mode, rcupool_log() */
-#include <rcupool/manager.h> /* rcupool_t: create, default, reset, barrier */
-#include <rcupool/pin.h>     /* rcupool_pin_t: pin, pin_sized, unpin */
-#include <rcupool/read.h>    /* read-side sections, the current pool */
-#include <rcupool/scope.h>   /* scopes, rcupool_parallelize_1d() */
-#include <rcupool/stats.h>   /* rcupool_stats_t, rcupool_get_stats() */
+#include <rcupool/common.h>    /* RCUPOOL_API, RCUPOOL_PRINTF */
+#include <rcupool/log.h>       /* the log hook, pull mode, rcupool_log() */
+#include <rcupool/manager.h>   /* rcupool_t: create, default, reset, barrier */
+#include <rcupool/pin.h>       /* rcupool_pin_t: pin, pin_sized, unpin */
+#include <rcupool/placement.h> /* core classes, placements, describe */
+#include <rcupool/read.h>      /* read-side sections, the current pool */
+#include <rcupool/scope.h>     /* scopes, rcupool_parallelize_1d() */
+#include <rcupool/stats.h>     /* rcupool_stats_t, rcupool_get_stats() */
 
 #ifdef __cplusplus
 extern "C" {

@@ -39,6 +39,10 @@ typedef struct rcupool_stats {
   size_t pools_idle;          /* warm: alive, not current, no pin, no retire
                             pending; held by the manager for their width */
   size_t threads_idle;        /* sum of the thread counts of pools_idle */
+  uint64_t follows;           /* resets made by following the CPU limits
+                           (rcupool_follow_t) */
+  size_t bind_failures;       /* workers of the pools alive whose placement
+                           could not be applied (rcupool/placement.h) */
 } rcupool_stats_t;
 
 /*

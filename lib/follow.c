@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Following the CPU limits: a manager whose count is the default resets
+ * to the new default count when the affinity mask, the cgroup CPU quota
+ * or the CPUs online change while the process runs (rcupool_follow_t).
+ *
+ * Invariants kept here:
+ *   FOLLOW-1. Only a count nobody chose follows (design invariant 11): m
+ *       follows when it was created with threads 0 and follow not off
+ *       (m->follow, immutable), and no reset(m, n > 0) has happened since
+ *       the last reset(m, 0) (m->chosen, written under m->writer by every
+ *       reset, reset.c). A follow reset checks m->chosen again under
+ *       m->writer, so a chosen count set meanwhile is never overwritten.
+ *   FOLLOW-2. A change is an ordinary reset (RESET-1..4): the old pool is
+ *       retired, loaded methods keep it and see is_current false; a reset
+ *       that fails leaves the current pool (logged, as every reset).
+ *       m->follow_last (the limits the last check saw, for the log line)
+ *       is under m->writer.
+ *   FOLLOW-3. Who checks: rcupool_parallelize_1d() outside a scope, after
+ *       its work (rcupl_follow_maybe: a relaxed load of m->chosen, a
+ *       CLOCK_MONOTONIC_COARSE read and a load of follow_due_ns; measured
+ *       in benchmarks/follow_bench.cc), and rcupool_follow_now(). At most
+ *       one thread checks per period: the due time is claimed by a
+ *       compare-and-swap. Nothing else: no timer, no thread wakes an idle
+ *       process; the read side, pin and unpin never look (they stay
+ *       lock-free and async-signal-safe).
+ *   FOLLOW-4. The check reads files and may start threads: it runs with no
+ *       lock of m held, outside any read-side section and never in a task
+ *       (a nested parallel call runs inline and returns before it).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "follow.h"
+#include "internal.h"
+#include "testing.h"
+
+uint64_t rcupl_follow_period_ns =
+    (uint64_t)RCUPOOL_FOLLOW_PERIOD_MS * UINT64_C(1000000);
+
+void rcupl_follow_init(rcupool_t *m) {
+  if (m->follow) rcupl_cpus_compute(&m->follow_last);
+  m->follow_due_ns = rcupl_follow_clock_ns() +
+                     __atomic_load_n(&rcupl_follow_period_ns, __ATOMIC_RELAXED);
+}
+
+static void rcupl_follow_part(char *buf, size_t len, const char *what,
+                              size_t from, size_t to, const char *zero) {
+  if (from == to) return;
+  size_t at = strlen(buf);
+  char a[24], b[24];
+  if (from == 0)
+    snprintf(a, sizeof a, "%s", zero);
+  else
+    snprintf(a, sizeof a, "%zu", from);
+  if (to == 0)
+    snprintf(b, sizeof b, "%s", zero);
+  else
+    snprintf(b, sizeof b, "%zu", to);
+  snprintf(buf + at, len - at, "%s%s %s -> %s%s", at != 0 ? "; " : "", what, a,
+           b,
+           to == 0   ? ""
+           : to == 1 ? " CPU"
+                     : " CPUs");
+}
+
+void rcupl_follow_describe(const struct rcupl_default_size *from,
+                           const struct rcupl_default_size *to, char *buf,
+                           size_t len) {
+  buf[0] = '\0';
+  rcupl_follow_part(buf, len, "affinity mask", from->mask, to->mask,
+                    "unreadable");
+  rcupl_follow_part(buf, len, "cgroup quota", from->quota, to->quota, "none");
+  rcupl_follow_part(buf, len, "CPUs online", from->online, to->online,
+                    "unreadable");
+  if (buf[0] == '\0') snprintf(buf, len, "%s", to->line);
+}
+
+int rcupl_follow_check(rcupool_t *m, bool force) {
+  if (!m->follow || __atomic_load_n(&m->chosen, __ATOMIC_RELAXED)) return 0;
+  uint64_t now = rcupl_follow_clock_ns();
+  uint64_t due = __atomic_load_n(&m->follow_due_ns, __ATOMIC_RELAXED);
+  uint64_t next =
+      now + __atomic_load_n(&rcupl_follow_period_ns, __ATOMIC_RELAXED);
+  if (!force && (now < due || !__atomic_compare_exchange_n(
+                                  &m->follow_due_ns, &due, next, false,
+                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED)))
+    return 0; /* not due, or another thread claimed this check */
+  if (force) __atomic_store_n(&m->follow_due_ns, next, __ATOMIC_RELAXED);
+  struct rcupl_default_size ds;
+  rcupl_cpus_compute(&ds); /* FOLLOW-4: no lock held */
+  return rcupl_reset_follow(m, &ds);
+}
+
+void rcupl_follow_set_period_ns(uint64_t ns) {
+  __atomic_store_n(&rcupl_follow_period_ns, ns, __ATOMIC_RELAXED);
+}
+
+int rcupool_follow_now(rcupool_t *m) {
+  if (m == NULL) return -EINVAL;
+  int r = rcupl_follow_check(m, true);
+  rcupl_log_deliver();
+  return r;
+}
