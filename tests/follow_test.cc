@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Following the CPU limits (lib/follow.c): a manager whose count is the
+// default resets to the new default when the process's affinity mask (all
+// threads, as `taskset -a -p` sets it) or its cgroup CPU quota changes;
+// pinned methods keep their pool and see is_current false; a chosen count
+// never changes; nothing happens without a call (no timer).
+//
+// Most cases set the check period to 0 (testing.h), so the first parallel
+// call after a change must follow: a deterministic check of "follows
+// within the documented time" (the next parallel call at least a period
+// after the last check). One case keeps the documented period and waits
+// for the change with a generous deadline. The mask cases need CPUs 0 and
+// 1 (skip otherwise); the cgroup v1 case needs a writable
+// /sys/fs/cgroup/cpu (skips with a message otherwise).
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "rcupool_private/testing.h"
+#include "tests/placement_support.h"
+#include "tests/support/in_child.h"
+#include "tests/support/support.h"
+
+namespace {
+
+using rcupool_test::CpuSetOf;
+using rcupool_test::SetProcessAffinity;
+using rcupool_test::Stats;
+
+const uint64_t kDocumentedPeriodNs = RCUPOOL_FOLLOW_PERIOD_MS * 1000000ull;
+
+// Period 0 for the test's scope; the mask of every thread back to CPUs 0-1
+// and the documented period at its end.
+class Follow {
+ public:
+  explicit Follow(uint64_t period_ns = 0) {
+    rcupl_follow_set_period_ns(period_ns);
+  }
+  ~Follow() {
+    EXPECT_TRUE(SetProcessAffinity(CpuSetOf({0, 1})));
+    rcupl_follow_set_period_ns(kDocumentedPeriodNs);
+    rcupl_cpus_set_cgroup_root(nullptr);
+  }
+};
+
+#define NEED_CPUS_01()                                          \
+  do {                                                          \
+    if (!rcupool_test::MaskIsCpus01())                          \
+      GTEST_SKIP() << "needs an affinity mask of CPUs 0 and 1"; \
+  } while (0)
+
+rcupool_t *Create(size_t threads, rcupool_follow_t follow) {
+  rcupool_options_t o;
+  memset(&o, 0, sizeof o);
+  o.threads = threads;
+  o.follow = follow;
+  o.warm_pools = RCUPOOL_WARM_NONE;
+  rcupool_t *m = nullptr;
+  EXPECT_EQ(rcupool_create(&o, &m), 0);
+  return m;
+}
+
+void Dispatch(rcupool_t *m) { ASSERT_TRUE(rcupool_test::ManagerSumIsRight(m, 64)); }
+
+TEST(RcupoolParallelize, DefaultCountFollowsAffinity2To1To2AndPinKeepsItsPool) {
+  NEED_CPUS_01();
+  Follow f;
+  rcupool_test::LogRecorder log;
+  rcupool_t *m = Create(0, RCUPOOL_FOLLOW_DEFAULT);
+  rcupool_t *chosen = Create(2, RCUPOOL_FOLLOW_DEFAULT);
+  ASSERT_NE(m, nullptr);
+  ASSERT_NE(chosen, nullptr);
+  ASSERT_EQ(rcupool_threads(m), 2u);
+  Dispatch(m);  // no change: no reset
+  EXPECT_EQ(Stats(m).follows, 0u);
+  EXPECT_EQ(Stats(m).resets, 0u);
+
+  rcupool_pin_t method{};  // a method loaded at 2 threads
+  ASSERT_EQ(rcupool_pin(m, &method), 0);
+  pthreadpool_t planned = rcupool_pin_pthreadpool(&method);
+
+  ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0})));
+  Dispatch(m);
+  Dispatch(chosen);
+  EXPECT_EQ(rcupool_threads(m), 1u);
+  EXPECT_EQ(Stats(m).follows, 1u);
+  EXPECT_EQ(rcupool_threads(chosen), 2u);  // chosen: never follows
+  EXPECT_EQ(Stats(chosen).follows, 0u);
+  EXPECT_FALSE(rcupool_pin_is_current(&method));
+  EXPECT_EQ(rcupool_pin_threads(&method), 2u);
+  EXPECT_EQ(rcupool_pin_pthreadpool(&method), planned);
+  EXPECT_TRUE(rcupool_test::ParallelSumIsRight(planned, 1000));
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO,
+                      "default size 2 -> 1: affinity mask 2 -> 1 CPU"),
+            1u);
+
+  ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0, 1})));
+  Dispatch(m);
+  EXPECT_EQ(rcupool_threads(m), 2u);
+  EXPECT_EQ(Stats(m).follows, 2u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO,
+                      "default size 1 -> 2: affinity mask 1 -> 2 CPUs"),
+            1u);
+  // The method's pool was kept alive by its pin, so the way back reused it.
+  EXPECT_TRUE(rcupool_pin_is_current(&method));
+  EXPECT_EQ(Stats(m).reuses, 1u);
+  rcupool_unpin(&method);
+  EXPECT_EQ(rcupool_destroy(chosen), 0);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+TEST(RcupoolParallelize, DefaultCountFollowsWithinTheDocumentedPeriod) {
+  NEED_CPUS_01();
+  Follow f(kDocumentedPeriodNs);
+  rcupool_t *m = Create(0, RCUPOOL_FOLLOW_DEFAULT);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(rcupool_threads(m), 2u);
+  ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0})));
+  // Documented: the first parallel call at least RCUPOOL_FOLLOW_PERIOD_MS
+  // after the last check. Calls every 10 ms; a deadline of 20 periods for
+  // a loaded machine (no timing is asserted, only that it comes).
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(20 * RCUPOOL_FOLLOW_PERIOD_MS);
+  while (rcupool_threads(m) != 1 && std::chrono::steady_clock::now() < deadline) {
+    Dispatch(m);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(rcupool_threads(m), 1u);
+  EXPECT_EQ(Stats(m).follows, 1u);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+TEST(RcupoolFollowNow, NothingFollowsWithoutACallNoTimer) {
+  NEED_CPUS_01();
+  Follow f;
+  rcupool_t *m = Create(0, RCUPOOL_FOLLOW_DEFAULT);
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0})));
+  // Pins, unpins and reads never look at the limits.
+  for (int i = 0; i < 100; i++) {
+    rcupool_pin_t pin{};
+    ASSERT_EQ(rcupool_pin(m, &pin), 0);
+    rcupool_unpin(&pin);
+    rcupool_read_lock();
+    EXPECT_NE(rcupool_current(m), nullptr);
+    rcupool_read_unlock();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(rcupool_threads(m), 2u);
+  EXPECT_EQ(Stats(m).follows, 0u);
+  EXPECT_EQ(rcupool_follow_now(m), 1);
+  EXPECT_EQ(rcupool_threads(m), 1u);
+  EXPECT_EQ(rcupool_follow_now(m), 0);  // nothing changed since
+  EXPECT_EQ(rcupool_follow_now(nullptr), -EINVAL);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+TEST(RcupoolReset, AChosenCountStopsFollowingAndResetToZeroResumes) {
+  NEED_CPUS_01();
+  Follow f;
+  rcupool_t *m = Create(0, RCUPOOL_FOLLOW_DEFAULT);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(rcupool_reset(m, 2), 0);  // chosen, though the same size
+  ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0})));
+  Dispatch(m);
+  EXPECT_EQ(rcupool_follow_now(m), 0);
+  EXPECT_EQ(rcupool_threads(m), 2u);
+  ASSERT_EQ(rcupool_reset(m, 0), 0);  // the default again: 1 now
+  EXPECT_EQ(rcupool_threads(m), 1u);
+  ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0, 1})));
+  Dispatch(m);
+  EXPECT_EQ(rcupool_threads(m), 2u);
+  EXPECT_EQ(Stats(m).follows, 1u);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+TEST(RcupoolCreate, FollowOffNeverFollows) {
+  NEED_CPUS_01();
+  Follow f;
+  rcupool_t *m = Create(0, RCUPOOL_FOLLOW_OFF);
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0})));
+  Dispatch(m);
+  EXPECT_EQ(rcupool_follow_now(m), 0);
+  EXPECT_EQ(rcupool_threads(m), 2u);
+  rcupool_t *bad = nullptr;
+  rcupool_options_t o;
+  memset(&o, 0, sizeof o);
+  o.follow = (rcupool_follow_t)7;
+  EXPECT_EQ(rcupool_create(&o, &bad), -EINVAL);
+  EXPECT_EQ(bad, nullptr);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+TEST(RcupoolDefault, EnvironmentFollowZeroTurnsItOffAndBadValuesWarn) {
+  NEED_CPUS_01();
+  // The default manager is process-wide: each case in a child process.
+  for (const char *value : {"0", "1", "maybe"}) {
+    int code = rcupool_test::ForkAndWait([value]() -> int {
+      setenv("RCUPOOL_FOLLOW", value, 1);
+      rcupl_follow_set_period_ns(0);
+      rcupool_test::LogRecorder log;
+      rcupool_t *m = rcupool_default();
+      if (m == nullptr || rcupool_threads(m) != 2) return 10;
+      if (!SetProcessAffinity(CpuSetOf({0}))) return 11;
+      if (!rcupool_test::ManagerSumIsRight(m, 64)) return 12;
+      const bool off = strcmp(value, "0") == 0;
+      if (rcupool_threads(m) != (off ? 2u : 1u)) return 13;
+      const bool bad = strcmp(value, "maybe") == 0;
+      if (log.Count(RCUPOOL_LOG_WARN, "RCUPOOL_FOLLOW=") != (bad ? 1u : 0u))
+        return 14;
+      return 0;
+    });
+    EXPECT_EQ(code, 0) << "RCUPOOL_FOLLOW=" << value;
+  }
+}
+
+// cgroup v2, a quota on a parent level (every level is read), through a
+// fake cgroup root.
+TEST(RcupoolParallelize, DefaultCountFollowsACgroupV2QuotaOfAParentLevel) {
+  NEED_CPUS_01();
+  Follow f;
+  const char *tmp = getenv("TEST_TMPDIR");
+  std::string root = std::string(tmp ? tmp : "/tmp") + "/followXXXXXX";
+  ASSERT_NE(mkdtemp(&root[0]), nullptr);
+  ASSERT_EQ(system(("mkdir -p " + root + "/proc/self " + root +
+                    "/sys/fs/cgroup/a/b").c_str()),
+            0);
+  auto write = [&](const std::string &rel, const std::string &text) {
+    std::ofstream(root + rel) << text;
+  };
+  write("/proc/self/cgroup", "0::/a/b\n");
+  write("/sys/fs/cgroup/a/b/cpu.max", "max 100000\n");
+  write("/sys/fs/cgroup/a/cpu.max", "max 100000\n");
+  rcupl_cpus_set_cgroup_root(root.c_str());
+  rcupool_test::LogRecorder log;
+  rcupool_t *m = Create(0, RCUPOOL_FOLLOW_DEFAULT);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(rcupool_threads(m), 2u);
+  write("/sys/fs/cgroup/a/cpu.max", "100000 100000\n");
+  Dispatch(m);
+  EXPECT_EQ(rcupool_threads(m), 1u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO,
+                      "default size 2 -> 1: cgroup quota none -> 1 CPU"),
+            1u);
+  write("/sys/fs/cgroup/a/cpu.max", "max 100000\n");
+  Dispatch(m);
+  EXPECT_EQ(rcupool_threads(m), 2u);
+  EXPECT_EQ(Stats(m).follows, 2u);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+  EXPECT_EQ(system(("rm -rf " + root).c_str()), 0);
+}
+
+// cgroup v1, the real thing: a cgroup under /sys/fs/cgroup/cpu whose
+// cpu.cfs_quota_us goes 1 CPU, then none.
+class CgroupV1 {
+ public:
+  CgroupV1() {
+    std::ifstream self("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(self, line)) {
+      size_t a = line.find(':'), b = line.find(':', a + 1);
+      if (a == std::string::npos || b == std::string::npos) continue;
+      std::string ctl = "," + line.substr(a + 1, b - a - 1) + ",";
+      if (ctl.find(",cpu,") != std::string::npos) home_ = line.substr(b + 1);
+    }
+    if (home_.empty()) {
+      why_ = "no cgroup v1 cpu hierarchy in /proc/self/cgroup";
+      return;
+    }
+    dir_ = "/sys/fs/cgroup/cpu" + (home_ == "/" ? std::string() : home_) +
+           "/rcupool_follow_" + std::to_string(getpid());
+    if (mkdir(dir_.c_str(), 0755) != 0) {
+      why_ = "cannot create " + dir_ + ": " + strerror(errno);
+      dir_.clear();
+      return;
+    }
+    if (!Write("cgroup.procs", std::to_string(getpid()))) {
+      why_ = "cannot move the process into " + dir_;
+      return;
+    }
+    ok_ = true;
+  }
+  ~CgroupV1() {
+    if (dir_.empty()) return;
+    std::string home = "/sys/fs/cgroup/cpu" + (home_ == "/" ? std::string() : home_);
+    std::ofstream(home + "/cgroup.procs") << getpid();
+    EXPECT_EQ(rmdir(dir_.c_str()), 0) << dir_ << ": " << strerror(errno);
+  }
+  bool Write(const char *file, const std::string &text) {
+    std::ofstream f(dir_ + "/" + file);
+    f << text;
+    f.flush();
+    return f.good();
+  }
+  bool ok() const { return ok_; }
+  const std::string &why() const { return why_; }
+
+ private:
+  std::string home_, dir_, why_;
+  bool ok_ = false;
+};
+
+TEST(RcupoolParallelize, DefaultCountFollowsACgroupV1CfsQuota) {
+  NEED_CPUS_01();
+  Follow f;
+  CgroupV1 cg;
+  if (!cg.ok()) GTEST_SKIP() << cg.why();
+  rcupool_t *m = Create(0, RCUPOOL_FOLLOW_DEFAULT);
+  rcupool_t *chosen = Create(2, RCUPOOL_FOLLOW_DEFAULT);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(rcupool_threads(m), 2u);
+  rcupool_pin_t method{};
+  ASSERT_EQ(rcupool_pin(m, &method), 0);
+  ASSERT_TRUE(cg.Write("cpu.cfs_quota_us", "100000"));  // 1 CPU
+  Dispatch(m);
+  Dispatch(chosen);
+  EXPECT_EQ(rcupool_threads(m), 1u);
+  EXPECT_EQ(rcupool_threads(chosen), 2u);
+  EXPECT_FALSE(rcupool_pin_is_current(&method));
+  EXPECT_TRUE(rcupool_test::ParallelSumIsRight(rcupool_pin_pthreadpool(&method), 1000));
+  ASSERT_TRUE(cg.Write("cpu.cfs_quota_us", "-1"));
+  Dispatch(m);
+  EXPECT_EQ(rcupool_threads(m), 2u);
+  EXPECT_EQ(Stats(m).follows, 2u);
+  rcupool_unpin(&method);
+  EXPECT_EQ(rcupool_destroy(chosen), 0);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+}  // namespace
