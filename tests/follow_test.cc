@@ -203,27 +203,38 @@ TEST(RcupoolCreate, FollowOffNeverFollows) {
   EXPECT_EQ(rcupool_destroy(m), 0);
 }
 
-TEST(RcupoolDefault, EnvironmentFollowZeroTurnsItOffAndBadValuesWarn) {
+// The default manager with RCUPOOL_FOLLOW=value, in a fresh copy of this
+// program (the first rcupool_default() of its process): does it follow the
+// mask to 1 CPU, and did it warn about the value?
+void DefaultManagerUnderFollowEnv(const char *value, bool follows, bool warns) {
+  setenv("RCUPOOL_FOLLOW", value, 1);
+  rcupl_follow_set_period_ns(0);
+  rcupool_test::LogRecorder log;
+  rcupool_t *m = rcupool_default();
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(rcupool_threads(m), 2u);
+  ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0})));
+  Dispatch(m);
+  EXPECT_EQ(rcupool_threads(m), follows ? 1u : 2u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "RCUPOOL_FOLLOW="), warns ? 1u : 0u);
+}
+
+TEST(RcupoolDefault, EnvironmentFollowZeroTurnsFollowingOff) {
   NEED_CPUS_01();
-  // The default manager is process-wide: each case in a child process.
-  for (const char *value : {"0", "1", "maybe"}) {
-    int code = rcupool_test::ForkAndWait([value]() -> int {
-      setenv("RCUPOOL_FOLLOW", value, 1);
-      rcupl_follow_set_period_ns(0);
-      rcupool_test::LogRecorder log;
-      rcupool_t *m = rcupool_default();
-      if (m == nullptr || rcupool_threads(m) != 2) return 10;
-      if (!SetProcessAffinity(CpuSetOf({0}))) return 11;
-      if (!rcupool_test::ManagerSumIsRight(m, 64)) return 12;
-      const bool off = strcmp(value, "0") == 0;
-      if (rcupool_threads(m) != (off ? 2u : 1u)) return 13;
-      const bool bad = strcmp(value, "maybe") == 0;
-      if (log.Count(RCUPOOL_LOG_WARN, "RCUPOOL_FOLLOW=") != (bad ? 1u : 0u))
-        return 14;
-      return 0;
-    });
-    EXPECT_EQ(code, 0) << "RCUPOOL_FOLLOW=" << value;
-  }
+  RCUPOOL_RUN_IN_CHILD(30);
+  DefaultManagerUnderFollowEnv("0", false, false);
+}
+
+TEST(RcupoolDefault, EnvironmentFollowOneFollows) {
+  NEED_CPUS_01();
+  RCUPOOL_RUN_IN_CHILD(30);
+  DefaultManagerUnderFollowEnv("1", true, false);
+}
+
+TEST(RcupoolDefault, EnvironmentFollowMalformedWarnsAndFollows) {
+  NEED_CPUS_01();
+  RCUPOOL_RUN_IN_CHILD(30);
+  DefaultManagerUnderFollowEnv("maybe", true, true);
 }
 
 // cgroup v2, a quota on a parent level (every level is read), through a
