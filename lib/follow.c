@@ -97,6 +97,8 @@ void rcupl_follow_set_period_ns(uint64_t ns) {
   __atomic_store_n(&rcupl_follow_period_ns, ns, __ATOMIC_RELAXED);
 }
 
+void rcupl_follow_maybe_for_bench(rcupool_t *m) { rcupl_follow_maybe(m); }
+
 int rcupool_follow_now(rcupool_t *m) {
   if (m == NULL) return -EINVAL;
   int r = rcupl_follow_check(m, true);

@@ -55,7 +55,8 @@ void rcupl_placement_normalise(rcupool_placement_t *pl) {
   rcupool_placement_t n;
   memset(&n, 0, sizeof n);
   n.policy = pl->policy;
-  n.strict = pl->strict ? true : false;
+  /* Strict means nothing where nothing is bound. */
+  n.strict = pl->strict && pl->policy != RCUPOOL_PLACE_NONE;
   if (pl->policy == RCUPOOL_PLACE_CPUS) memcpy(n.cpus, pl->cpus, sizeof n.cpus);
   *pl = n;
 }

@@ -17,7 +17,7 @@
 int rcupl_placement_check(const rcupool_placement_t *pl);
 
 /* pl with the cpus of every policy but RCUPOOL_PLACE_CPUS cleared and
- * strict 0 or 1, so two placements of one identity are equal byte for
+ * strict 0 or 1 (0 for RCUPOOL_PLACE_NONE), so two placements of one identity are equal byte for
  * byte. pl must have passed rcupl_placement_check(). */
 void rcupl_placement_normalise(rcupool_placement_t *pl);
 

@@ -67,6 +67,10 @@ void rcupl_classes_reload(const char *root);
  * checks. */
 void rcupl_follow_set_period_ns(uint64_t ns);
 
+/* Benchmark hook: the check a parallel call makes after its work
+ * (rcupl_follow_maybe, FOLLOW-3), through one call. */
+void rcupl_follow_maybe_for_bench(rcupool_t *m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -72,7 +72,8 @@ typedef enum rcupool_place {
  *
  * A pool's identity is (width, placement): two placements are the same
  * when policy and strict are equal and, for RCUPOOL_PLACE_CPUS, the CPU
- * sets are equal (cpus is ignored for the other policies).
+ * sets are equal (cpus is ignored for the other policies, strict for
+ * RCUPOOL_PLACE_NONE, which binds nothing).
  */
 typedef struct rcupool_placement {
   rcupool_place_t policy;

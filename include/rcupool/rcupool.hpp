@@ -255,6 +255,30 @@ class Pin {
   }
 
   /*
+   * rcupool_pin_placed(m, threads, placement, ...) into out: a pool of
+   * exactly that size placed by `placement` (rcupool/placement.h), e.g. a
+   * width guard on the big cores: Pin::placed(m, 2, "performance", pin).
+   * The text form is rcupool_placement_parse()'s.
+   * Returns: what rcupool_pin_placed() returns; -EINVAL also for a text
+   *   that is not a placement (nothing changes).
+   * Threads: any.
+   * Blocks: as rcupool_pin_placed().
+   * Lifetime: the pool until out is reset or destroyed.
+   */
+  RCUPOOL_HPP_NODISCARD static int placed(Manager m, std::size_t threads,
+                                          const rcupool_placement_t &placement,
+                                          Pin &out) noexcept {
+    return rcupool_pin_placed(m.get(), threads, &placement, &out.pin_);
+  }
+  RCUPOOL_HPP_NODISCARD static int placed(Manager m, std::size_t threads,
+                                          const char *placement,
+                                          Pin &out) noexcept {
+    rcupool_placement_t pl{};
+    int err = rcupool_placement_parse(placement, &pl);
+    return err != 0 ? err : placed(m, threads, pl, out);
+  }
+
+  /*
    * Unpins if holding a pool; an empty Pin is left alone (no warning).
    * Returns: nothing.
    * Threads: any; not two at once on one Pin.

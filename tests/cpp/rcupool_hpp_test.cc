@@ -393,4 +393,22 @@ TEST(RcupoolHppOwnedManager, CreateIntoHoldingHandleIsBusy) {
             -EINVAL);
 }
 
+TEST(RcupoolHppPin, PlacedTakesTextOrStructAndSameIdentityIsOnePool) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(rcupool::OwnedManager::create(1, m), 0);
+  rcupool::Pin a, b, c;
+  ASSERT_EQ(rcupool::Pin::placed(m, 2, "0:strict", a), 0);
+  rcupool_placement_t pl{};
+  pl.policy = RCUPOOL_PLACE_CPUS;
+  pl.cpus[0] = 1;  // CPU 0
+  pl.strict = true;
+  ASSERT_EQ(rcupool::Pin::placed(m, 2, pl, b), 0);
+  EXPECT_EQ(a.pthreadpool(), b.pthreadpool());  // one identity, one pool
+  ASSERT_EQ(rcupool::Pin::sized(m, 2, c), 0);   // the manager's placement
+  EXPECT_NE(c.pthreadpool(), a.pthreadpool());
+  rcupool::Pin d;
+  EXPECT_EQ(rcupool::Pin::placed(m, 2, "fastest", d), -EINVAL);
+  EXPECT_TRUE(d.empty());
+}
+
 }  // namespace

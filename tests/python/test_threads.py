@@ -256,3 +256,62 @@ def test_threads_interrupt_in_the_drain_after_entry_leaves_nothing_open():
     assert handler.fired == 1
     assert _scope.depth() == 0
     assert rcupool.stats().pins == 0
+
+
+def _worker_tids() -> set[int]:
+    import os
+    out = set()
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                if f.read().startswith("rcupool-w"):
+                    out.add(int(tid))
+        except OSError:
+            pass
+    return out
+
+
+def _cpus_allowed(tid: int) -> str:
+    with open(f"/proc/self/task/{tid}/status") as f:
+        for line in f:
+            if line.startswith("Cpus_allowed_list:"):
+                return line.split(":", 1)[1].strip()
+    return ""
+
+
+def test_threads_placement_binds_workers_and_is_its_own_pool(sample_parallel):
+    import os
+    if os.sched_getaffinity(0) != {0, 1}:
+        pytest.skip("needs an affinity mask of CPUs 0 and 1")
+    rcupool.set_num_threads(2)
+    before = _worker_tids()
+    with rcupool.threads(2, placement="1") as t:
+        assert t.pool_threads == 2
+        assert sample_parallel.run(2) == 2
+        new = _worker_tids() - before
+        assert [_cpus_allowed(tid) for tid in new] == ["1"]
+    created = rcupool.stats().pools_created
+    with rcupool.threads(2, placement="1"):  # warm: the same pool
+        assert sample_parallel.run(2) == 2
+    with rcupool.threads(2):  # the current pool, not the placed one
+        assert sample_parallel.run(2) == 2
+    assert rcupool.stats().pools_created == created
+    assert rcupool.stats().pins == 0
+    assert rcupool.trim() == 1
+
+
+@pytest.mark.parametrize("bad, exc", [("fastest", ValueError), ("", ValueError),
+                                      (3, TypeError)])
+def test_threads_bad_placement_raises_at_construction(bad, exc):
+    with pytest.raises(exc):
+        rcupool.threads(2, placement=bad)
+    assert rcupool.stats().pins == 0
+
+
+def test_threads_placement_outside_the_mask_raises_oserror_and_pins_nothing():
+    import errno
+    with pytest.raises(OSError) as e:
+        with rcupool.threads(2, placement="1000-1023"):
+            pass
+    assert e.value.errno == errno.EINVAL
+    assert rcupool.stats().pins == 0

@@ -96,6 +96,10 @@ class Stats:
             manager, kept for the next block or reset of their width (see
             :func:`set_warm`; :func:`trim` frees them).
         threads_idle: the sum of the thread counts of the warm pools.
+        follows: resets made by following the CPU limits (the affinity
+            mask, the cgroup quota, the CPUs online; docs/placement.md).
+        bind_failures: workers of the pools alive whose placement could
+            not be applied.
     """
 
     generation: int
@@ -113,6 +117,8 @@ class Stats:
     log_dropped: int
     pools_idle: int
     threads_idle: int
+    follows: int
+    bind_failures: int
 
 
 def _raise_errno(err: int, what: str) -> None:
@@ -364,7 +370,13 @@ def get_idle() -> str:
 
 class threads(_scope.Scope):
     """``with rcupool.threads(n):`` runs this thread's parallel work on an
-    ``n``-thread pool for the block.
+    ``n``-thread pool for the block; ``rcupool.threads(n,
+    placement="performance")`` on one whose workers run on the performance
+    cores (``"efficiency"``, a CPU list such as ``"0-3"``, each with an
+    optional ``":strict"``; ``None``: the process's placement,
+    ``RCUPOOL_PLACEMENT``; docs/placement.md). A pool's identity is its
+    size and placement: blocks of one size and two placements use two
+    pools (``rcupool_pin_placed``).
 
     On entry a pool of exactly ``n`` threads is pinned (one alive of that
     size is shared, else one is started: ``rcupool_pin_sized``) and this
@@ -390,7 +402,11 @@ class threads(_scope.Scope):
     Raises:
         ValueError: ``n`` is not an integer in 1..MAX_THREADS (as
             :func:`set_num_threads`); raised by the constructor.
-        TypeError: ``n`` is not a number.
+        TypeError: ``n`` is not a number, or ``placement`` not a string.
+        ValueError: ``placement`` is not a placement; raised by the
+            constructor. On entry, an explicit CPU list none of whose CPUs
+            is in the thread's affinity mask and online raises OSError
+            (``EINVAL``).
         OSError: on entry, the pool could not be started (``EAGAIN``,
             ``ENOMEM``); nothing is then pinned or entered.
         RuntimeError: on entry, blocks nested deeper than 16 on this
@@ -401,8 +417,20 @@ class threads(_scope.Scope):
 
     # __enter__, __exit__ and pool_threads are those of _scope.Scope.
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, placement: str | None = None) -> None:
         self.n: int = _thread_count(n)
+        if placement is not None:
+            if not isinstance(placement, str):
+                raise TypeError(
+                    f"placement must be a str or None, not {type(placement).__name__}")
+            parsed = _native.PlacementStruct()
+            if _native.lib.rcupool_placement_parse(
+                    placement.encode(), ctypes.byref(parsed)) != 0:
+                raise ValueError(
+                    f"not a placement: {placement!r} (none, performance, "
+                    "efficiency or a CPU list, each with an optional "
+                    "':strict')")
+        self.placement: str | None = placement
 
 
 def get_include() -> str:

@@ -47,6 +47,18 @@ class StatsStruct(ctypes.Structure):
         ("log_dropped", ctypes.c_uint64),
         ("pools_idle", ctypes.c_size_t),
         ("threads_idle", ctypes.c_size_t),
+        ("follows", ctypes.c_uint64),
+        ("bind_failures", ctypes.c_size_t),
+    ]
+
+
+class PlacementStruct(ctypes.Structure):
+    """rcupool_placement_t (rcupool/placement.h)."""
+
+    _fields_ = [
+        ("policy", ctypes.c_int),
+        ("strict", ctypes.c_bool),
+        ("cpus", ctypes.c_uint64 * 16),
     ]
 
 

@@ -117,10 +117,36 @@ static void pop_block(void) {
   Py_DECREF(owner);
 }
 
+/* The object's `placement` (None or absent: the manager's) into *pl;
+ * *placed tells which. 0 or -1 with an exception set. GIL held. */
+static int placement_of(PyObject *self, rcupool_placement_t *pl, bool *placed) {
+  *placed = false;
+  if (!PyObject_HasAttrString(self, "placement")) return 0;
+  PyObject *v = PyObject_GetAttrString(self, "placement");
+  if (v == NULL) return -1;
+  int rc = 0;
+  if (v != Py_None) {
+    const char *text = PyUnicode_AsUTF8(v);
+    if (text == NULL) {
+      rc = -1;
+    } else if (rcupool_placement_parse(text, pl) != 0) {
+      PyErr_Format(PyExc_ValueError, "not a placement: %R", v);
+      rc = -1;
+    } else {
+      *placed = true;
+    }
+  }
+  Py_DECREF(v);
+  return rc;
+}
+
 static PyObject *scope_enter(PyObject *self, PyObject *unused) {
   (void)unused;
   size_t n = thread_count(self);
   if (n == 0) return NULL;
+  rcupool_placement_t pl;
+  bool placed;
+  if (placement_of(self, &pl, &placed) < 0) return NULL;
   /* Before: records queued elsewhere, and the logger's level for the
    * records of this entry. Nothing is open yet if it raises. (It runs
    * logging handlers, which could open blocks: the depth is read after.) */
@@ -139,7 +165,8 @@ static PyObject *scope_enter(PyObject *self, PyObject *unused) {
   Py_BEGIN_ALLOW_THREADS
   m = rcupool_default();
   if (m != NULL) {
-    err = rcupool_pin_sized(m, n, &b->pin);
+    err = placed ? rcupool_pin_placed(m, n, &pl, &b->pin)
+                 : rcupool_pin_sized(m, n, &b->pin);
     if (err == 0) rcupool_scope_enter(&b->pin);
   }
   Py_END_ALLOW_THREADS
@@ -151,8 +178,10 @@ static PyObject *scope_enter(PyObject *self, PyObject *unused) {
           EAGAIN,
           PyUnicode_FromString("rcupool: cannot create the process-wide pool"));
     else
-      raise_os_error(-err, PyUnicode_FromFormat("rcupool_pin_sized(%zu): %s", n,
-                                                strerror(-err)));
+      raise_os_error(-err, PyUnicode_FromFormat("%s(%zu): %s",
+                                                placed ? "rcupool_pin_placed"
+                                                       : "rcupool_pin_sized",
+                                                n, strerror(-err)));
     return NULL;
   }
   Py_INCREF(self);
