@@ -12,6 +12,8 @@
 #                                            ExecuTorch thread-pool stand-in
 #   PREFIX/lib/pkgconfig/rcupool.pc, rcupool-xnnpack.pc
 #   PREFIX/lib/cmake/rcupool/                find_package(rcupool CONFIG)
+#   PREFIX/bin/rcupool_info                  what a pool would get here:
+#                                            classes, mask, quota, default size
 #
 # Usage:
 #   tools/install.sh --prefix DIR [--flavor bp|memb] [--build DIR] [--source DIR]

@@ -25,6 +25,12 @@ readelf -d "$lib/$real" | grep 'Library soname: \[librcupool.so.0\]' >/dev/null 
 [ -f "$prefix/include/rcupool/xnnpack.h" ] || fail "no xnnpack.h"
 [ -L "$lib/librcupool_xnnpack.so.0" ] || fail "no librcupool_xnnpack.so.0"
 [ -f "$lib/pkgconfig/rcupool-xnnpack.pc" ] || fail "no rcupool-xnnpack.pc"
+# The tool that prints what a pool would get, runnable without a library
+# path (its RUNPATH leads to lib/), and the header it needs.
+[ -f "$prefix/include/rcupool/placement.h" ] || fail "no placement.h"
+[ -x "$prefix/bin/rcupool_info" ] || fail "no bin/rcupool_info"
+info=$("$prefix/bin/rcupool_info") || fail "rcupool_info exited with $?"
+grep -q '^default size [0-9]' <<<"$info" || fail "rcupool_info: $info"
 for f in rcupoolConfig.cmake rcupoolConfigVersion.cmake rcupoolTargets.cmake \
          rcupoolDependencies.cmake; do
   [ -f "$lib/cmake/rcupool/$f" ] || fail "no lib/cmake/rcupool/$f"
