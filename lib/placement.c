@@ -16,7 +16,9 @@
  *       the whole mask when the class has none there (logged at info);
  *       an explicit set is clipped to the mask and the CPUs online
  *       (logged at warning when CPUs were dropped), and is -EINVAL when
- *       none is left. A pool that cannot be placed is not started.
+ *       none is left. A pool that cannot be placed is not started. A
+ *       1-thread pool has no worker and is not resolved at all (nothing is
+ *       read or logged: fork's prepare handler starts one).
  *   PLACE-3. Workers are bound by the worker census (lib/worker.c,
  *       WORKER-2), each on its own thread as its first act in the pool,
  *       with sched_setaffinity(0, ...); each reads its mask back with

@@ -32,9 +32,13 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
                       const rcupool_placement_t *pl, const char *call,
                       struct rcupl_pool **out) {
   struct rcupl_cpuset cpus;
-  bool bind;
-  int perr = rcupl_placement_resolve(pl, call, &cpus, &bind); /* PLACE-2 */
-  if (perr != 0) return perr;
+  bool bind = false;
+  /* PLACE-2. A 1-thread pool has no worker: nothing to place, so nothing
+   * is read or logged (fork's prepare handler starts such a pool). */
+  if (threads > 1) {
+    int perr = rcupl_placement_resolve(pl, call, &cpus, &bind);
+    if (perr != 0) return perr;
+  }
   if (rcupl_fault(RCUPL_FAULT_ALLOC)) return -ENOMEM;
   struct rcupl_pool *p = aligned_alloc(RCUPL_CACHELINE, sizeof(*p));
   if (p == NULL) return -ENOMEM;

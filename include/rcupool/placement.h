@@ -54,7 +54,8 @@ typedef enum rcupool_place {
   RCUPOOL_PLACE_EFFICIENCY = 2,
   /* The CPUs of `cpus` that are in the mask and online; CPUs outside them
    * are dropped (logged at warning level), and a set with none left is
-   * -EINVAL from the call that starts the pool. */
+   * -EINVAL from the call that starts the pool (of 2 threads or more: a
+   * 1-thread pool has no worker to place, and is never refused). */
   RCUPOOL_PLACE_CPUS = 3,
 } rcupool_place_t;
 
