@@ -319,7 +319,8 @@ RCUPOOL_API int rcupool_trim(rcupool_t *m);
  * The placement m was created with (rcupool_options_t), normalised: the
  * placement of its current pool and of its sized pins.
  * Returns: 0 and fills *out, or -EINVAL when m or out is NULL.
- * Threads: any. Blocks: no (m's placement never changes).
+ * Threads: any.
+ * Blocks: no (m's placement never changes).
  * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_get_placement(rcupool_t *m, rcupool_placement_t *out);

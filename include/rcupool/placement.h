@@ -90,7 +90,9 @@ typedef struct rcupool_placement {
  * ignored. This is RCUPOOL_PLACEMENT's syntax, and Python's.
  * Returns: 0 and fills *out, or -EINVAL when text or out is NULL or the
  *   text is not a placement (*out unchanged; nothing logged).
- * Threads: any. Blocks: no. Lifetime: no pointers kept.
+ * Threads: any.
+ * Blocks: no.
+ * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_placement_parse(const char *text,
                                         rcupool_placement_t *out);
@@ -101,7 +103,9 @@ RCUPOOL_API int rcupool_placement_parse(const char *text,
  *   means it was cut short; buf is NUL-terminated when size > 0), or
  *   -EINVAL when pl is NULL or not a valid placement, or buf is NULL with
  *   size > 0.
- * Threads: any. Blocks: no. Lifetime: no pointers kept.
+ * Threads: any.
+ * Blocks: no.
+ * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_placement_format(const rcupool_placement_t *pl,
                                          char *buf, size_t size);
