@@ -439,6 +439,7 @@ TEST(RcupoolPinPlaced, CpusOutsideTheMaskAreEinvalOrClippedAndNothingIsLost) {
   EXPECT_EQ(rcupool_create(&o, &bad), -EINVAL);
   EXPECT_EQ(bad, nullptr);
   o.placement = outside;
+  o.threads = 2;  // a 1-thread pool has no worker to place (never refused)
   EXPECT_EQ(rcupool_create(&o, &bad), -EINVAL);
   EXPECT_EQ(bad, nullptr);
 }
