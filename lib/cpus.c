@@ -154,12 +154,17 @@ size_t rcupl_cpus_thread_count(void) {
              n, why);
   }
   rcupl_mutex_lock(&cpus_lock);
+  rcupl_hold_point(RCUPL_HOLD_CPUS_LOCK);
   bool fresh = strcmp(line, last_line) != 0;
   if (fresh) memcpy(last_line, line, sizeof line);
   rcupl_mutex_unlock(&cpus_lock);
   rcupl_log(fresh ? RCUPOOL_LOG_INFO : RCUPOOL_LOG_DEBUG, "%s", line);
   return n;
 }
+
+void rcupl_cpus_fork_prepare(void) { rcupl_mutex_lock(&cpus_lock); }
+void rcupl_cpus_fork_parent(void) { rcupl_mutex_unlock(&cpus_lock); }
+void rcupl_cpus_fork_child(void) { rcupl_mutex_unlock(&cpus_lock); }
 
 /* --- RCUPOOL_NUM_THREADS --------------------------------------------------- */
 

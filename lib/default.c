@@ -39,6 +39,7 @@ rcupool_t *rcupool_default(void) {
   rcupl_mutex_lock(&default_lock);
   m = default_manager;
   if (m == NULL) {
+    rcupl_hold_point(RCUPL_HOLD_DEFAULT_LOCK);
     /* 0 (no valid RCUPOOL_NUM_THREADS): the manager computes its default
      * count (cpus.c) now and again at every rcupool_reset(m, 0). */
     size_t threads = rcupl_cpus_env_thread_count();

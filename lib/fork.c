@@ -150,9 +150,13 @@ static void rcupl_fork_prepare(void) {
   rcupl_reclaim_fork_prepare();
   rcupl_managers_fork_prepare();
   rcupl_log_fork_prepare();
+  rcupl_limits_fork_prepare();
+  rcupl_cpus_fork_prepare();
 }
 
 static void rcupl_fork_parent(void) {
+  rcupl_cpus_fork_parent();
+  rcupl_limits_fork_parent();
   rcupl_log_fork_parent();
   rcupl_managers_fork_parent();
   rcupl_reclaim_fork_parent();
@@ -188,8 +192,22 @@ static void rcupl_fork_child_default(rcupool_t *m) {
 /* Every manager in the child, with its lock held by this thread and no
  * other thread alive (FORK-4). */
 static void rcupl_fork_child_orphans(rcupool_t *m) {
+  const bool writer_taken =
+      m->is_default && m == rcupl_default_peek() && took_manager;
+  if (!writer_taken) {
+    /* FORK-7: a thread of the parent may have held it; none exists here. */
+    pthread_mutex_init(&m->writer, NULL);
+  }
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
+    /* FORK-7: a retire counted under m->lock by a reset whose thread is
+     * not here, and not yet queued, is dropped: no reader of the parent's
+     * threads exists here (FORK-6), and a managed pool keeps refs >= 1. */
+    unsigned queued = rcupl_reclaim_fork_child_retires_queued(p);
+    while (p->retires_pending > queued) {
+      p->retires_pending--;
+      rcupl_pool_put(p);
+    }
     p->fork_orphan = true;
     /* Dispatch references of threads that do not exist here are dropped;
      * this thread's own, if it forked from a task of its own dispatch,
@@ -208,11 +226,12 @@ static void rcupl_fork_child_orphans(rcupool_t *m) {
       if (rcupl_pool_put(p)) rcupl_reclaim_free_later_quiet(p);
     }
   }
-  if (m->is_default && m == rcupl_default_peek() && took_manager)
-    rcupl_fork_child_default(m);
+  if (writer_taken) rcupl_fork_child_default(m);
 }
 
 static void rcupl_fork_child(void) {
+  rcupl_cpus_fork_child();
+  rcupl_limits_fork_child();
   rcupl_log_fork_child();
   rcupl_reclaim_fork_child();
   if (called_urcu_hooks) rcupl_rcu_fork_child();

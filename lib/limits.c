@@ -304,9 +304,14 @@ size_t rcupl_limits_cgroup_cpus(const char *root) {
   return cpus;
 }
 
+void rcupl_limits_fork_prepare(void) { rcupl_mutex_lock(&limits_lock); }
+void rcupl_limits_fork_parent(void) { rcupl_mutex_unlock(&limits_lock); }
+void rcupl_limits_fork_child(void) { rcupl_mutex_unlock(&limits_lock); }
+
 size_t rcupl_limits_cpu_quota(void) {
   char root[PATH_MAX];
   rcupl_mutex_lock(&limits_lock);
+  rcupl_hold_point(RCUPL_HOLD_LIMITS_LOCK);
   memcpy(root, cgroup_root, sizeof root);
   rcupl_mutex_unlock(&limits_lock);
   return rcupl_limits_cgroup_cpus(root);

@@ -115,6 +115,7 @@ static void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
   char text[RCUPOOL_LOG_MESSAGE_MAX];
   vsnprintf(text, sizeof text, fmt, ap);
   rcupl_mutex_lock(&lq.mu);
+  rcupl_hold_point(RCUPL_HOLD_LOG_QUEUE);
   if (lq.fn == NULL && !lq.held) {
     rcupl_mutex_unlock(&lq.mu);
     if (level >= RCUPOOL_LOG_WARN) rcupl_log_write_stderr(level, text);

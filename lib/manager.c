@@ -49,6 +49,7 @@ static CDS_LIST_HEAD(managers); /* MANAGER-6, through rcupool_manager.all */
 
 static void rcupl_manager_list(rcupool_t *m) {
   rcupl_mutex_lock(&managers_mu);
+  rcupl_hold_point(RCUPL_HOLD_MANAGERS_MU);
   cds_list_add(&m->all, &managers);
   rcupl_mutex_unlock(&managers_mu);
 }
@@ -293,6 +294,7 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   rcupool_stats_t s;
   memset(&s, 0, sizeof s);
   rcupl_mutex_lock(&m->lock);
+  rcupl_hold_point(RCUPL_HOLD_MANAGER_LOCK);
   s.generation = m->generation;
   s.threads = m->current_threads;
   s.resets = m->resets;

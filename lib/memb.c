@@ -58,6 +58,7 @@ static struct {
 void rcupl_memb_register_for_section(void) {
   bool in_task = rcupl_in_task();
   rcupl_mutex_lock(&fork_lock.mu);
+  rcupl_hold_point(RCUPL_HOLD_MEMB_FORK_LOCK);
   while (fork_lock.writer || (fork_lock.writers_waiting != 0 && !in_task))
     rcupl_cond_wait(&fork_lock.cv, &fork_lock.mu);
   fork_lock.readers++;

@@ -11,7 +11,10 @@
  *       pool's refs, or, if that was the last reference, the hand-over of the
  *       pool it now owns to the reclaim thread. It never touches the manager,
  *       so rcupool_destroy() can trust a pin count of zero, and it never frees
- *       on the calling thread (a task may unpin its own pool).
+ *       on the calling thread (a task may unpin its own pool). Just before
+ *       the decrement it stamps the pool's last use (pool->last_use, on the
+ *       line of refs that it writes anyway): a warm pool's linger starts
+ *       there (lib/warm.c, WARM-3).
  *   PIN-3. An empty pin has pool_ == NULL; rcupool_unpin() empties the pin it
  *       releases, so a second unpin is detected, logged and ignored.
  *
@@ -106,16 +109,12 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
 }
 
 /* A live pool of `threads` threads, current or not, with a reference taken
- * for the caller (SIZED-1). Called with m->lock held. The pool found is
- * marked used (WARM-3). */
+ * for the caller (SIZED-1). Called with m->lock held. */
 static struct rcupl_pool *rcupl_sized_find_locked(rcupool_t *m,
                                                   size_t threads) {
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
-    if (rcupl_pool_tryget_sized(p, threads)) {
-      rcupl_warm_note_use(p);
-      return p;
-    }
+    if (rcupl_pool_tryget_sized(p, threads)) return p;
   }
   return NULL;
 }
@@ -131,7 +130,6 @@ static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,
   rcupl_rcu_read_lock();
   rcupl_for_each_pool_rcu(p, m) {
     if (rcupl_pool_tryget_sized(p, threads)) {
-      rcupl_warm_note_use(p);
       found = p;
       break;
     }
@@ -146,6 +144,7 @@ static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,
  * writer, then start the pool there. */
 __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
     rcupool_t *m, size_t threads, rcupool_pin_t *pin) {
+  struct rcupl_work *let_go = NULL; /* WARM-5: room for the new pool */
   rcupl_mutex_lock(&m->writer);
   rcupl_mutex_lock(&m->lock);
   struct rcupl_pool *p = rcupl_sized_find_locked(m, threads);
@@ -166,6 +165,7 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
     rcupl_mutex_lock(&m->lock);
     rcupl_pools_add_locked(m, p);
     m->pools_created++;
+    rcupl_warm_limit_locked(m, &let_go);
     gen = m->generation;
     rcupl_mutex_unlock(&m->lock);
     rcupl_log(RCUPOOL_LOG_DEBUG,
@@ -174,6 +174,7 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
               (void *)m, (void *)p, p->threads);
   }
   rcupl_mutex_unlock(&m->writer);
+  rcupl_warm_free(let_go);
   rcupl_pin_fill(pin, m, p, gen);
   rcupl_reclaim_warm_kick(0); /* a pool off current: passes are due (WARM-4) */
   rcupl_log_deliver();
@@ -246,6 +247,9 @@ void rcupool_unpin(rcupool_pin_t *pin) {
   pin->threadpool_ = NULL;
   pin->threads_ = 0;
   pin->generation_ = 0;
+  /* The linger of a warm pool starts here (WARM-3): a store on the line
+   * the put writes anyway, before it (PIN-2). */
+  rcupl_pool_stamp_use(p);
   if (rcupl_pool_put(p)) rcupl_reclaim_free_later(p);
 }
 

@@ -49,6 +49,7 @@ int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out) {
   p->threads = pthreadpool_get_threads_count(tp);
   p->manager = m;
   p->refs = 1; /* the manager's reference */
+  rcupl_pool_stamp_use(p);
   p->managed = true;
   CDS_INIT_LIST_HEAD(&p->node);
   rcupl_worker_census(p);
@@ -67,6 +68,7 @@ void rcupl_pool_get_dispatch(struct rcupl_pool *p) {
 }
 
 bool rcupl_pool_put_dispatch(struct rcupl_pool *p) {
+  rcupl_pool_stamp_use(p); /* WARM-3: the linger starts at the last use */
   size_t old =
       __atomic_fetch_sub(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_ACQ_REL);
   if (old < RCUPL_DISPATCH_REF)

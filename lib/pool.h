@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
@@ -72,8 +73,6 @@ struct rcupl_pool {
   /* Under manager->lock only. */
   unsigned retires_pending;  /* queued retire callbacks, one ref each */
   bool managed;              /* the manager holds its reference (above) */
-  uint64_t warm_since;       /* warm.c: when the last pass saw it in use
-                                (CLOCK_MONOTONIC ns); 0: not seen yet */
   struct cds_list_head node; /* in manager->pools while alive */
 
   /* Its threads did not survive fork(). Set once, by the fork child
@@ -85,12 +84,27 @@ struct rcupl_pool {
   /* Used once, by the party that dropped refs to zero. */
   struct rcupl_work free_work;
 
-  /* Atomic; on its own cache line: the only field pins write. */
+  /* Atomic; on its own cache line: the only fields pins write. */
   _Alignas(RCUPL_CACHELINE) size_t refs;
-  /* Atomic: set by a sized pin that found this pool (one store on the
-   * line it has just written), cleared by warm.c's expiry pass. */
-  unsigned char used;
+  /* Atomic: the pool's last use, CLOCK_MONOTONIC ns (rcupl_pool_stamp_use),
+   * from which its linger is measured (warm.c, WARM-3). Stored, relaxed,
+   * by an unpin and by a dispatch just before they drop their reference
+   * (whose release orders it), and by a retire callback under
+   * manager->lock; read by the warm pass after an acquire load of refs. */
+  uint64_t last_use;
 };
+
+/* Records now as p's last use (WARM-3). Called just before a reference
+ * that may be the last use is dropped: an unpin's (PIN-2: on the pool's own
+ * line, never the manager), a dispatch's, a retire callback's. */
+static inline void rcupl_pool_stamp_use(struct rcupl_pool *p) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  __atomic_store_n(
+      &p->last_use,
+      (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec,
+      __ATOMIC_RELAXED);
+}
 
 /* Creates a pool of `threads` threads, managed, with refs = 1 (the
  * manager's reference; a sized pin adds its own pin before it lists the

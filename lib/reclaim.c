@@ -84,6 +84,7 @@ static pthread_mutex_t gp_gate = PTHREAD_MUTEX_INITIALIZER; /* RECLAIM-11 */
 
 void rcupl_reclaim_synchronize(void) {
   rcupl_mutex_lock(&gp_gate);
+  rcupl_hold_point(RCUPL_HOLD_GP_GATE);
   rcupl_synchronize_rcu();
   rcupl_mutex_unlock(&gp_gate);
   RCUPL_TSAN_GP_ACQUIRE();
@@ -219,6 +220,7 @@ static void rcupl_reclaim_push(struct rcupl_work *w, bool start) {
   RCUPL_TSAN_GP_RELEASE();
   w->next = NULL;
   rcupl_mutex_lock(&rq.mu);
+  rcupl_hold_point(RCUPL_HOLD_RECLAIM_QUEUE);
   if (rq.tail == NULL) rq.tail = &rq.head;
   *rq.tail = w;
   rq.tail = &w->next;
@@ -252,6 +254,9 @@ static void rcupl_retire_cb(struct rcupl_work *w) {
   /* Counted while this callback's own reference is still pending. */
   size_t pins = rcupl_pool_pins_locked(p);
   p->retires_pending--;
+  /* No reader of the time it was current is left: it turns warm now
+   * unless a pin holds it (WARM-3, the linger starts at the last use). */
+  rcupl_pool_stamp_use(p);
   bool last = rcupl_pool_put(p);
   /* During rcupool_destroy() current is NULL and nothing is kept. */
   bool kept = !last && m->current != NULL && p != m->current &&
@@ -272,6 +277,11 @@ static void rcupl_retire_cb(struct rcupl_work *w) {
     rcupl_log(RCUPOOL_LOG_INFO,
               "manager %p: pool %p (%zu threads) kept: %zu pins", (void *)m,
               (void *)p, threads, pins);
+}
+
+struct rcupl_pool *rcupl_reclaim_retire_pool(const struct rcupl_work *w) {
+  if (w->fn != rcupl_retire_cb) return NULL;
+  return caa_container_of(w, struct rcupl_retire, work)->pool;
 }
 
 void rcupl_reclaim_retire(struct rcupl_retire *rec) {

@@ -74,6 +74,12 @@ void rcupl_reclaim_fork_child(void);
  * pool whose refs reached zero was cut by fork). */
 void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p);
 void rcupl_reclaim_fork_child_adopt(struct rcupl_pool *p);
+/* Child handler only, after rcupl_reclaim_fork_child: the retire items of
+ * p in the queue. A reset whose thread does not exist here may have
+ * counted a retire (retires_pending, refs) and not queued it yet (FORK-7). */
+unsigned rcupl_reclaim_fork_child_retires_queued(const struct rcupl_pool *p);
+/* The retire item's pool, or NULL when w is another kind of item. */
+struct rcupl_pool *rcupl_reclaim_retire_pool(const struct rcupl_work *w);
 
 /* Wakes the reclaim thread for a warm pass (lib/warm.c) at `due`
  * (rcupl_now_ns() clock; 0: now), starting it if absent. Never call with a

@@ -119,6 +119,13 @@ void rcupl_reclaim_fork_child(void) {
   rcupl_mutex_unlock(&rq.mu);
 }
 
+unsigned rcupl_reclaim_fork_child_retires_queued(const struct rcupl_pool *p) {
+  unsigned n = 0;
+  for (struct rcupl_work *w = rq.head; w != NULL; w = w->next)
+    if (rcupl_reclaim_retire_pool(w) == p) n++;
+  return n;
+}
+
 void rcupl_reclaim_fork_child_adopt(struct rcupl_pool *p) {
   /* Child handler, after rcupl_reclaim_fork_child: the queue holds all that
    * is left to run. A pool at refs zero whose free is not queued lost its

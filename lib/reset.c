@@ -132,14 +132,18 @@ static int rcupl_reset_writer_held(rcupool_t *m, size_t threads,
    * zero. */
   __atomic_fetch_add(&old->refs, 1, __ATOMIC_RELAXED);
   old->retires_pending++;
-  old->warm_since = 0; /* its linger starts when a pass first sees it warm */
   rec->pool = old;
   rcupl_reset_settled_locked(m);
+  /* WARM-5: the retired pool joins those m holds off current. */
+  struct rcupl_work *let_go = NULL;
+  rcupl_warm_limit_locked(m, &let_go);
   const size_t old_threads = old->threads, next_threads = next->threads;
   rcupl_mutex_unlock(&m->lock);
 
+  rcupl_hold_point(RCUPL_HOLD_RESET_RETIRE); /* tests: a fork here, FORK-7 */
   rcupl_reclaim_retire(rec);
   rcupl_mutex_unlock(&m->writer);
+  rcupl_warm_free(let_go);
   /* Logged after the locks are released; the pointers are only
    * printed. */
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",

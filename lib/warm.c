@@ -116,52 +116,66 @@ static bool rcupl_warm_is_warm_locked(const rcupool_t *m,
          p->retires_pending == 0;
 }
 
-/* WARM-3 over m's pools. Called with m->lock held. */
+size_t rcupl_warm_limit_locked(rcupool_t *m, struct rcupl_work **chain) {
+  const uint32_t max = __atomic_load_n(&m->warm_max, __ATOMIC_RELAXED);
+  size_t held = 0, released = 0;
+  struct rcupl_pool *p;
+  rcupl_for_each_pool(p, m) {
+    if (p != m->current && p->managed) held++; /* refs >= 1 (WARM-2) */
+  }
+  while (held > max) {
+    struct rcupl_pool *oldest = NULL;
+    uint64_t oldest_use = 0;
+    rcupl_for_each_pool(p, m) {
+      if (!rcupl_warm_is_warm_locked(m, p)) continue;
+      uint64_t use = __atomic_load_n(&p->last_use, __ATOMIC_RELAXED);
+      if (oldest == NULL || use < oldest_use) {
+        oldest = p;
+        oldest_use = use;
+      }
+    }
+    /* None warm: the rest are pinned, retiring or dispatched, and the
+     * manager may not let them go (WARM-2); each is looked at again when
+     * it turns warm (WARM-5). A pin that took the oldest meanwhile ends
+     * this call too: the next pass looks again. */
+    if (oldest == NULL || !rcupl_warm_release_locked(oldest)) break;
+    rcupl_warm_chain(chain, oldest);
+    held--;
+    released++;
+  }
+  return released;
+}
+
+/* WARM-3 and WARM-5 over m's pools. Called with m->lock held. */
 static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
   if (m->current == NULL) return; /* destroy owns every pool now */
   const uint64_t warm_ns = __atomic_load_n(&m->warm_ns, __ATOMIC_RELAXED);
-  const uint32_t max = __atomic_load_n(&m->warm_max, __ATOMIC_RELAXED);
-  size_t warm = 0;
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
-    if (p == m->current || !p->managed) {
-      p->warm_since = 0; /* WARM-3: a linger starts when it turns warm */
-      continue;
-    }
-    bool used = __atomic_exchange_n(&p->used, 0, __ATOMIC_RELAXED) != 0;
-    if (used || p->warm_since == 0) p->warm_since = w->now;
+    if (p == m->current || !p->managed) continue;
     if (!rcupl_warm_is_warm_locked(m, p)) {
-      p->warm_since = w->now; /* in use now: its linger starts again */
+      /* In use (pinned, retiring, dispatched). Its linger will start at
+       * its last use, which nobody reports (PIN-2): looked at again one
+       * linger from now, the earliest it can end (WARM-4). */
       rcupl_warm_due(w, w->now + warm_ns);
       continue;
     }
+    /* After the acquire load of refs (is_warm): the stamp of the unpin
+     * that left it warm is seen. A stamp after `now` is not expired. */
+    const uint64_t since = __atomic_load_n(&p->last_use, __ATOMIC_RELAXED);
     if (w->all || p->fork_orphan ||
-        (w->now >= p->warm_since && w->now - p->warm_since >= warm_ns)) {
+        (w->now >= since && w->now - since >= warm_ns)) {
       rcupl_warm_let_go_locked(w, p);
       continue;
     }
-    warm++; /* counted against the limit even if used since the last pass */
-    rcupl_warm_due(w, p->warm_since + warm_ns);
+    rcupl_warm_due(w, since + warm_ns);
   }
-  /* Beyond the limit: the longest unused go first. */
-  while (warm > max) {
-    struct rcupl_pool *oldest = NULL;
-    rcupl_for_each_pool(p, m) {
-      if (!rcupl_warm_is_warm_locked(m, p)) continue;
-      if (oldest == NULL || p->warm_since < oldest->warm_since) oldest = p;
-    }
-    if (oldest == NULL) break;
-    size_t before = w->released;
-    rcupl_warm_let_go_locked(w, oldest);
-    if (w->released == before) break; /* pinned meanwhile */
-    warm--;
-  }
+  w->released += rcupl_warm_limit_locked(m, &w->chain);
 }
 
 static void rcupl_warm_pass_each(rcupool_t *m, void *ctx) {
   rcupl_mutex_lock(&m->lock);
-  /* Read under the lock: another pass may have stamped warm_since after
-   * this one started, and "now" must never be before it (WARM-3). */
+  /* Read under the lock, at the pass over this manager. */
   ((struct rcupl_warm_pass *)ctx)->now = rcupl_now_ns();
   rcupl_warm_pass_locked(m, ctx);
   rcupl_mutex_unlock(&m->lock);
