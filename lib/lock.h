@@ -40,12 +40,18 @@ static inline void rcupl_cond_wait_at(pthread_cond_t *cv, pthread_mutex_t *mu,
     rcupl_lock_failed(file, line, "pthread_cond_wait", err);
 }
 
-/* A condition wait of at most `ns` nanoseconds (on CLOCK_REALTIME, which
- * pthread_cond_t uses by default: only the span matters here). A timeout
- * is not a failure. */
+/* A condition wait of at most `ns` nanoseconds, on CLOCK_MONOTONIC (LOCK-3):
+ * cv must have been initialised by rcupl_cond_init_monotonic(), never by
+ * PTHREAD_COND_INITIALIZER (whose clock is CLOCK_REALTIME: a wall-clock
+ * step would stretch or cut the wait). A timeout is not a failure. */
 #define rcupl_cond_wait_ns(cv, mu, ns) \
   rcupl_cond_wait_ns_at((cv), (mu), (ns), __FILE__, __LINE__)
 void rcupl_cond_wait_ns_at(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ns,
                            const char *file, int line);
+
+/* Initialises cv to time its waits on CLOCK_MONOTONIC (LOCK-3). No thread
+ * may wait on cv, and a signal of cv must be made under the mutex the
+ * caller holds, if cv was in use before. Dies on failure (LOCK-2). */
+void rcupl_cond_init_monotonic(pthread_cond_t *cv);
 
 #endif /* RCUPOOL_LIB_LOCK_H */

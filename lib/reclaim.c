@@ -204,6 +204,13 @@ static void *rcupl_reclaim_main(void *unused) {
  * the error of pthread_create (the queue then waits for the next try). */
 static int rcupl_reclaim_start_locked(void) {
   if (rq.running) return 0;
+  if (!rq.wake_monotonic) {
+    /* No thread waits on wake yet, and every signal of it is made under
+     * rq.mu, which this thread holds (LOCK-3). */
+    pthread_cond_destroy(&rq.wake);
+    rcupl_cond_init_monotonic(&rq.wake);
+    rq.wake_monotonic = true;
+  }
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

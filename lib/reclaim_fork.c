@@ -78,7 +78,8 @@ static void rcupl_reclaim_requeue_first(struct rcupl_work *first) {
 void rcupl_reclaim_fork_child(void) {
   /* The thread and every waiter are gone; rq.mu was taken by this thread
    * in prepare and is released at the end. */
-  pthread_cond_init(&rq.wake, NULL);
+  rcupl_cond_init_monotonic(&rq.wake); /* LOCK-3 */
+  rq.wake_monotonic = true;
   pthread_cond_init(&rq.done_cv, NULL);
   rq.running = false;
   rq.ready = false;

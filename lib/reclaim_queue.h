@@ -18,7 +18,8 @@ enum { RCUPL_IDLE = 0, RCUPL_GP = 1, RCUPL_CALLBACKS = 2 };
 
 struct rcupl_reclaim_queue {
   pthread_mutex_t mu;
-  pthread_cond_t wake;    /* the thread waits for work, or for a fork */
+  pthread_cond_t wake;    /* the thread waits for work, or for a fork;
+                             CLOCK_MONOTONIC once wake_monotonic (LOCK-3) */
   pthread_cond_t done_cv; /* barriers and fork prepare wait for progress */
   struct rcupl_work *head;
   struct rcupl_work **tail;
@@ -44,6 +45,9 @@ struct rcupl_reclaim_queue {
   int phase;
   bool running;
   bool ready; /* the thread has started and waits for work (RECLAIM-7) */
+  /* wake was set to CLOCK_MONOTONIC (LOCK-3): at the first start, before
+   * the thread, wake's only waiter, exists; a fork child's is again. */
+  bool wake_monotonic;
   /* WARM-4: when the next warm pass is due (rcupl_now_ns clock), 0: none. */
   uint64_t warm_due;
   /* RECLAIM-7: forks between their hold and their parent handler (glibc

@@ -9,15 +9,49 @@
 // warm_ms") is checked against a time taken before the unpin began, so
 // load can only make it easier; an upper bound is the smallest of several
 // trials against a stated tolerance.
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "tests/support/support.h"
+
+// Linked with -Wl,--wrap=pthread_cond_timedwait (tests/BUILD): every timed
+// wait of the library comes here first. The reclaim thread's are counted,
+// with the clock their deadline was read from (CLOCK_MONOTONIC counts
+// seconds since boot, CLOCK_REALTIME since 1970: far apart).
+extern "C" int __real_pthread_cond_timedwait(pthread_cond_t *cv,
+                                             pthread_mutex_t *mu,
+                                             const struct timespec *at);
+
+namespace {
+std::atomic<long> reclaim_waits{0}, monotonic_deadlines{0},
+    realtime_deadlines{0};
+}  // namespace
+
+extern "C" int __wrap_pthread_cond_timedwait(pthread_cond_t *cv,
+                                             pthread_mutex_t *mu,
+                                             const struct timespec *at) {
+  char name[16] = "";
+  pthread_getname_np(pthread_self(), name, sizeof name);
+  if (strcmp(name, "rcupool-reclaim") == 0) {
+    struct timespec mono, real;
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    clock_gettime(CLOCK_REALTIME, &real);
+    const double t = at->tv_sec + at->tv_nsec * 1e-9;
+    reclaim_waits++;
+    if (t > mono.tv_sec - 1 && t < mono.tv_sec + 3600.0) monotonic_deadlines++;
+    if (t > real.tv_sec - 1 && t < real.tv_sec + 3600.0) realtime_deadlines++;
+  }
+  return __real_pthread_cond_timedwait(cv, mu, at);
+}
 
 using rcupool_test::Manager;
 using rcupool_test::ParallelSumIsRight;
@@ -139,6 +173,37 @@ TEST(RcupoolWarm, LimitHoldsTheMomentAPoolTurnsWarm) {
     rcupool_unpin(&pin);
   }
   EXPECT_EQ(Stats(m).pools_created, created);
+}
+
+// The wait for a linger's end is timed on CLOCK_MONOTONIC (LOCK-3), so a
+// step of the wall clock moves no linger: its deadline is read from that
+// clock, and the wait ends at it, not at once (a deadline of one clock on
+// a condition variable of the other would return at once, and the reclaim
+// thread would spin: thousands of waits). (Before: CLOCK_REALTIME.)
+TEST(RcupoolWarm, LingerIsTimedOnMonotonicClockWithoutSpinning) {
+  constexpr int kWarmMs = 300;
+  Manager m(1, kWarmMs, 0);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
+  rcupool_unpin(&pin);  // warm: the reclaim thread waits for its linger
+  const long waits0 = reclaim_waits.load();
+  const long real0 = realtime_deadlines.load();
+  std::this_thread::sleep_for(milliseconds(kWarmMs / 2));
+  const long waits = reclaim_waits.load() - waits0;
+  std::printf("%ld timed waits of the reclaim thread in %d ms; monotonic "
+              "deadlines %ld, realtime %ld (all of the test)\n",
+              waits, kWarmMs / 2, monotonic_deadlines.load(),
+              realtime_deadlines.load());
+  EXPECT_GE(reclaim_waits.load(), 1);
+  EXPECT_EQ(realtime_deadlines.load(), 0);
+  EXPECT_EQ(monotonic_deadlines.load(), reclaim_waits.load());
+  EXPECT_LE(waits, 5);
+  // And the linger ends.
+  const Clock::time_point until = Clock::now() + milliseconds(10 * kWarmMs);
+  while (Stats(m).pools_idle != 0 && Clock::now() < until)
+    std::this_thread::sleep_for(milliseconds(5));
+  EXPECT_EQ(Stats(m).pools_idle, 0u);
+  EXPECT_EQ(realtime_deadlines.load(), real0);
 }
 
 }  // namespace
