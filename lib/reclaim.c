@@ -65,6 +65,19 @@
  *       hook). Under bp liburcu-bp's own fork hook settles its locks, and
  *       the child re-initialises gp_gate, which a parent thread may have
  *       held (lib/fork.c, FORK-2).
+ *   RECLAIM-13. No grace period of the library starts once the process
+ *       exits: liburcu's destructors (liburcu-bp's unmaps its reader
+ *       registry) run after rcupool's own (ELF runs a library's
+ *       destructors before those of the libraries it depends on, and a
+ *       program's before its libraries'), and a grace period running then
+ *       would read freed memory. rcupool's destructor takes gp_gate and
+ *       never gives it back: it waits for a grace period of the library in
+ *       flight, and every later one (the reclaim thread's, a barrier's or
+ *       a destroy's on a thread still running) waits on the gate until the
+ *       process ends. The reclaim thread stops there; pools it had not
+ *       freed are left to the process's end, like every pool alive at
+ *       exit. When the exiting thread is inside a read-side section (the
+ *       grace period in flight would wait for it) it takes nothing.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -342,6 +355,13 @@ int rcupl_reclaim_wait_queued(void) {
   }
   rcupl_mutex_unlock(&rq.mu);
   return err;
+}
+
+/* RECLAIM-13. Runs at exit() (or when a copy of the library that can be
+ * unloaded is), before liburcu's destructors. */
+__attribute__((destructor)) static void rcupl_reclaim_at_exit(void) {
+  if (rcupl_read_ongoing_quiet()) return;
+  rcupl_mutex_lock(&gp_gate); /* never unlocked */
 }
 
 /* The grace-period gate's part of fork (called by lib/fork.c's handlers
