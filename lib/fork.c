@@ -31,7 +31,11 @@
  *                may hold in its own prepare, holds the gate; the bp child
  *                re-initialises it instead (no grace period runs there);
  *             4. the reclaim queue lock -> the list of managers -> every
- *                manager's lock (MANAGER-6) -> the log queue's lock.
+ *                manager's lock (MANAGER-6) -> the log queue's lock ->
+ *                limits_lock -> cpus_lock (leaf locks, held for a copy).
+ *           A private manager's writer is not taken (FORK-7). The table of
+ *           every lock of lib/ and what each handler does with it is
+ *           docs/design.md's ("Every lock a fork can catch").
  *           Parent releases them in reverse; the child releases those this
  *           thread took and re-initialises what other threads waited on.
  *           glibc runs the handlers of forks made on different threads
@@ -92,6 +96,23 @@
  *           the memb grace period prepare waits for, waits for that
  *           section): prepare detects it and dies with a message
  *           (rcupl_die: stderr, no hook, no lock).
+ *   FORK-7. A private manager's writer is re-initialised in the child, not
+ *           taken in prepare: its holder may be a destroy draining the
+ *           reclaim queue, which waits for the reclaim thread, which a
+ *           pending fork holds back (RECLAIM-7), and the list of managers
+ *           cannot be walked to take them before step 1 without holding
+ *           managers_mu, which the reclaim thread's passes need. What the
+ *           writer guards beyond m->lock (which prepare holds, so every
+ *           bookkeeping change is whole) is a reset's or a sized pin's pool
+ *           start (a pool not yet listed: its memory stays allocated in the
+ *           child), a reset's retire counted under m->lock and not yet
+ *           queued (the child drops that retire reference: no reader of
+ *           the parent's threads exists here), a sized pin's pool listed
+ *           with the pin of a thread the child does not have (as any pin of
+ *           another thread: the child cannot destroy that manager, -EBUSY),
+ *           and a destroy (the child must not use a manager its parent was
+ *           destroying). The forking thread never holds a writer: no user
+ *           code runs under one (LOG-1).
  */
 #include <pthread.h>
 #include <signal.h>

@@ -6,9 +6,10 @@
  * Locks (order: writer before lock)
  *   writer  serialises rcupool_reset(), rcupool_destroy(), the pool starts
  *           of rcupool_pin_sized() and the settle of a fork child's
- *           manager; held while a new pool's threads start; taken by
- *           fork's prepare handler (lib/fork.c, FORK-2). Never taken by
- *           readers, unpins or the reclaim thread.
+ *           manager; held while a new pool's threads start; the default
+ *           manager's is taken by fork's prepare handler (lib/fork.c,
+ *           FORK-2), a private manager's re-initialised in the child
+ *           (FORK-7). Never taken by readers, unpins or the reclaim thread.
  *   lock    protects the pool list, every pool's bookkeeping fields and the
  *           manager's counters. Held only for short, non-blocking work.
  *   Readers, unpin and rcupool_pin() take no lock (a pin in a fork child

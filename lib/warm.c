@@ -22,20 +22,43 @@
  *       released pool is dying and the releaser owns it: it hands it to the
  *       reclaim thread (unlink, stop, free a grace period later, RECLAIM-9)
  *       after it has dropped every manager lock.
- *   WARM-3. A warm pool goes once unused for its manager's warm_ns: a pass
- *       renews warm_since whenever it sees the pool in use (refs != 1, a
- *       retire pending, or `used` set by a sized pin since the last pass)
- *       and releases it when now - warm_since >= warm_ns. Beyond warm_max
- *       warm pools the longest unused go first. A pool orphaned by fork()
- *       (never reused, RESET-2) goes at the first pass that finds it warm.
+ *   WARM-3. A warm pool goes once unused for its manager's warm_ns,
+ *       measured from its last use: pool->last_use, stamped by the unpin
+ *       that dropped its last pin (on the pool's own line, before the put:
+ *       PIN-2), by the end of a dispatch on it, by the retire callback
+ *       after which it turns warm, and at its creation. A pass releases a
+ *       warm pool when now - last_use >= warm_ns and otherwise makes the
+ *       next pass due at last_use + warm_ns, so a linger ends warm_ns after
+ *       the last use, plus the reclaim thread's wake-up (measured: 0.3-1.7
+ *       ms; the stated tolerance is 100 ms, tests/warm_lifetime_test.cc).
+ *       A pin and its unpin both made between a pass's look at the pool
+ *       and its compare-and-swap (a few instructions under m->lock) are not
+ *       seen by it; nothing else is. A pool orphaned by fork() (never
+ *       reused, RESET-2) goes at the first pass that finds it warm.
  *   WARM-4. Passes run: on the reclaim thread after each batch and at the
- *       time the last pass said (rcupl_warm_pass_all's result; none while no
- *       pool other than the current one is alive, so an idle process sleeps
- *       and keeps no pool past warm_ns); in rcupool_barrier() for its
- *       manager (so with RCUPOOL_WARM_NONE a barrier frees as when pools
- *       went at their last unpin); in rcupool_trim() (every warm pool). A
- *       pass takes managers_mu, then m->lock (fork's order, FORK-2), runs
- *       no user code, and pushes what it released after unlocking.
+ *       time the last pass said (rcupl_warm_pass_all's result: the end of
+ *       the earliest linger, or one linger from now while a pool off
+ *       current is in use, since its unpin reports nothing; none while no
+ *       pool other than the current one is alive, so an idle process
+ *       sleeps and wakes for nothing but a linger's end); in
+ *       rcupool_barrier() for its manager; in rcupool_trim() (every warm
+ *       pool). A pass takes managers_mu, then m->lock (fork's order,
+ *       FORK-2), runs no user code, and pushes what it released after
+ *       unlocking. Its due times are CLOCK_MONOTONIC, and so is the
+ *       reclaim thread's wait for them (lib/lock.c, LOCK-3).
+ *   WARM-5. The limit holds the moment a pool turns warm. The pools a
+ *       manager holds off current (warm, pinned, retiring, dispatched) each
+ *       turn warm by themselves (an unpin, a grace period, a dispatch's
+ *       end), where nothing can look at the limit. So wherever one may join
+ *       them (a sized pin starting a pool, a reset retiring one) and at
+ *       every pass, rcupl_warm_limit_locked() lets the longest unused warm
+ *       ones go until those pools number at most warm_max: then however
+ *       many of them turn warm, at most warm_max are. Only when pins (or
+ *       retires) alone hold more than warm_max pools off current can more
+ *       than warm_max be warm, and then only until the next pass, at most
+ *       warm_ns after their unpins (WARM-4). With RCUPOOL_WARM_NONE
+ *       (warm_max 0) a retired pool goes at the pass after its grace
+ *       period, a pinned one at the first pass after its last unpin.
  */
 #include <errno.h>
 #include <time.h>
