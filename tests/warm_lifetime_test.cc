@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -252,6 +253,57 @@ TEST(RcupoolWarm, NoneFreesRetiredPoolAtOnceAndUnpinnedOneWithinWarmMs) {
     EXPECT_LE(best_unpin, warm_ms + kLingerToleranceMs);
     EXPECT_LE(best_reset, kLingerToleranceMs);
   }
+}
+
+// A neighbour of defect 2: a pool retired while a long parallel call runs
+// on it lingers from the end of that call, its last use (the dispatch's
+// put stamps it), not from its retire. (Without that stamp: released at the
+// first pass after the call, the linger counted from the grace period.)
+struct LongTask {
+  std::atomic<int> started{0};
+  std::atomic<int64_t> last_end_ns{0};
+};
+
+int64_t MonotonicNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             Clock::now().time_since_epoch())
+      .count();
+}
+
+void SleepItem(void *arg, size_t) {
+  auto *t = static_cast<LongTask *>(arg);
+  t->started++;
+  std::this_thread::sleep_for(milliseconds(500));
+  int64_t now = MonotonicNs(), seen = t->last_end_ns.load();
+  while (now > seen && !t->last_end_ns.compare_exchange_weak(seen, now)) {
+  }
+}
+
+TEST(RcupoolWarm, PoolRetiredDuringLongDispatchLingersFromTheDispatchEnd) {
+  constexpr int kWarmMs = 300;
+  Manager m(2, kWarmMs, 0);
+  LongTask task;
+  std::thread caller(
+      [&] { EXPECT_EQ(rcupool_parallelize_1d(m, SleepItem, &task, 2, 0), 0); });
+  while (task.started.load() == 0) std::this_thread::sleep_for(milliseconds(1));
+  ASSERT_EQ(rcupool_reset(m, 1), 0);  // retires the 2-thread pool
+  caller.join();
+  // The last use is after the last item ended: the pool stays until then
+  // plus warm_ms, whatever passes ran during the call.
+  const Clock::time_point ended{std::chrono::nanoseconds(task.last_end_ns)};
+  int polls = 0;
+  for (;;) {
+    const rcupool_stats_t s = Stats(m);
+    const Clock::time_point after = Clock::now();
+    if (after >= ended + milliseconds(kWarmMs)) break;
+    EXPECT_EQ(s.pools_alive, 2u)
+        << MsSince(ended, after) << " ms after the parallel call ended";
+    if (s.pools_alive != 2u) break;
+    polls++;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  EXPECT_GT(polls, 0);
+  ASSERT_GE(rcupool_trim(m), 0);
 }
 
 }  // namespace

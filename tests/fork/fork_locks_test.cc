@@ -192,8 +192,9 @@ TEST_P(RcupoolForkWhileHeld, ChildCanResetPinTrimAndDestroy) {
   RCUPOOL_RUN_IN_CHILD(60);
   // The default manager exists before the hold, except where its creation
   // is what is held.
-  if (h.site != RCUPL_HOLD_SITE_DEFAULT_LOCK)
+  if (h.site != RCUPL_HOLD_SITE_DEFAULT_LOCK) {
     ASSERT_NE(rcupool_default(), nullptr);
+  }
   rcupool_t *m = Create(0);      // the child's; its reset(0) sizes anew
   rcupool_t *other = Create(0);  // the holder's; its reset(0) sizes anew
   ASSERT_NE(m, nullptr);
