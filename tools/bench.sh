@@ -4,6 +4,7 @@
 #   benchmarks/results/*.json   raw Google Benchmark output
 #   benchmarks/RESULTS.md       the targets, their ratios and every row
 #   benchmarks/churn.png        OS threads over time during the churn
+#   benchmarks/README.md        its summary table (between its markers)
 #
 #   tools/bench.sh
 #
@@ -136,4 +137,7 @@ mv benchmarks/.results.new benchmarks/results
 mv -f benchmarks/.RESULTS.md.new benchmarks/RESULTS.md
 mv -f benchmarks/.churn.png.new benchmarks/churn.png
 rm -rf benchmarks/.results.old
+# README.md's summary table, from the results just put in place.
+python3 benchmarks/report.py --results benchmarks/results \
+  --readme benchmarks/README.md
 echo "=== wrote benchmarks/RESULTS.md, benchmarks/churn.png and benchmarks/results/ in $((SECONDS - start)) s"
