@@ -16,5 +16,5 @@ with rcupool.threads(2):           # the same width again: its pool stayed warm,
     pass
 print("trimmed", rcupool.trim())   # free the warm pools now (going quiet); returns how many
 print("version", rcupool.__version__)  # "0.1.0": the loaded library's rcupool_version()
-print("headers", rcupool.get_include())  # rcupool/{rcupool.h,rcupool.hpp,inline.h,xnnpack.h}
+print("headers", rcupool.get_include())  # rcupool/: the 11 public headers
 print("library", rcupool.get_library_dir())  # librcupool.so.0 (and librcupool_xnnpack.so.0)

@@ -148,8 +148,9 @@ RCUPOOL_API rcupool_t *rcupool_default(void);
  * follow a change of those limits (a container resized, the process moved
  * to other CPUs) without a restart: call it after the change, from a thread
  * whose mask is the new one. A reset to the current size does nothing. A reset to the size of a
- * retired pool that is still alive (pinned, or within its grace period)
- * makes that pool current again instead of creating one (a reuse). Otherwise
+ * pool that is still alive (warm, pinned, within its grace period, or
+ * started by a sized pin) makes that pool current instead of creating one
+ * (a reuse). Otherwise
  * a new pool is created and published; the previous one is retired and will
  * be freed once its grace period has elapsed and no pin holds it.
  *

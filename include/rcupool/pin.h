@@ -67,8 +67,10 @@ RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
  * else a new pool that is never made current. At most one pool per thread
  * count is alive (outside a grace period), current or not: a later sized
  * pin of that size shares the pool, and rcupool_reset() to that size makes
- * this very pool current (a reuse). A pool that was never current is freed
- * on the reclaim thread once its last pin is gone.
+ * this very pool current (a reuse). A pool that is not current outlives its
+ * last pin: the manager keeps it warm for its width (rcupool_set_warm():
+ * warm_ms unused, at most warm_pools such pools) and then frees it on the
+ * reclaim thread; rcupool_trim() frees it at once.
  *
  * With rcupool_scope_enter() it is a per-call width guard: every
  * rcupool_parallelize_1d() on m and every backend call in the scope runs on
@@ -103,22 +105,24 @@ RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
 
 /*
  * Releases a pin and empties *pin. Unpinning an empty pin (zeroed, or
- * already released) is a no-op logged at warning level. If this was the
- * last holder of a retired pool, the pool is handed to the reclaim thread;
- * it is never destroyed on the calling thread, so a task may unpin the pool
- * it runs on. The pool may then be destroyed as soon as the caller of that
- * parallel call holds nothing on it: rcupool_parallelize_1d() (in a scope or
- * not) holds a reference of its own on the pool it dispatches to for the
- * whole call, so a task may unpin even the pin of the scope it was
+ * already released) is a no-op logged at warning level. The last unpin of
+ * a pool that is not current hands nothing over: the manager still holds
+ * the pool and keeps it warm for its width (rcupool_set_warm()); it goes
+ * later, on the reclaim thread. A pool is never destroyed on the calling
+ * thread, so a task may unpin the pool it runs on. When it goes, it may be
+ * destroyed as soon as the caller of that parallel call holds nothing on
+ * it: rcupool_parallelize_1d() (in a scope or not) holds a reference of its
+ * own on the pool it dispatches to for the whole call, so a task may unpin even the pin of the scope it was
  * dispatched from (a later parallel call in that scope then aborts, see
  * rcupool_scope_enter()); but a pthreadpool_parallelize_*() made directly on
  * the pinned pthreadpool_t holds nothing, so its caller must keep a pin of
  * its own.
  * Returns: nothing.
  * Threads: any; one pin must not be unpinned by two threads at once.
- * Blocks: no. The last unpin of a pool that is not current takes the
- *   reclaim queue's short lock, and starts the reclaim thread if it is not
- *   running (thread creation, never a wait for the pool's end).
+ * Blocks: no. An unpin that drops a pool's very last reference (a pool
+ *   its manager has already let go, such as a fork child's orphan) takes
+ *   the reclaim queue's short lock, and starts the reclaim thread if it is
+ *   not running (thread creation, never a wait for the pool's end).
  * Lifetime: what rcupool_pin_pthreadpool() returned for this pin may be
  *   freed once this returns (unless another pin or the current pool holds
  *   it); *pin itself may be reused or dropped.

@@ -25,7 +25,8 @@ typedef struct rcupool_stats {
   size_t pools_kept;   /* retired pools past their grace period, pinned */
   size_t pins;         /* pins held on all pools of the manager */
   uint64_t resets;     /* resets that changed the current pool */
-  uint64_t reuses;     /* of which made a kept or retiring pool current */
+  uint64_t reuses;     /* of which made a live pool current (warm, retiring,
+                          kept, or a sized pin's) instead of starting one */
   uint64_t pools_created;
   uint64_t pools_freed;
   size_t frees_pending; /* grace-period callbacks and frees not yet run */
