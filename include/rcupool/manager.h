@@ -151,8 +151,9 @@ RCUPOOL_API rcupool_t *rcupool_default(void);
  * pool that is still alive (warm, pinned, within its grace period, or
  * started by a sized pin) makes that pool current instead of creating one
  * (a reuse). Otherwise
- * a new pool is created and published; the previous one is retired and will
- * be freed once its grace period has elapsed and no pin holds it.
+ * a new pool is created and published; the previous one is retired: once
+ * its grace period has elapsed and no pin holds it, it stays warm for its
+ * width (rcupool_set_warm()) and then goes on the reclaim thread.
  *
  * Never waits for readers or pins. Holders of pins keep their pool.
  *

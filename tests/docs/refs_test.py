@@ -4,10 +4,11 @@
 
     refs_test.py [--root DIR] [--list]
 
-Reads README.md, docs/*.md, benchmarks/README.md, tests/README.md,
-tests/model/README.md, the public headers (include/rcupool/*) and the
-opening comment of every file of lib/ (the lines before its first line of
-code), and fails, with file:line and what is missing, when one of them
+Reads README.md, docs/*.md, benchmarks/README.md and RESULTS.md,
+tests/README.md, tests/model/README.md, the public headers
+(include/rcupool/* and the ExecuTorch stand-in's) and the opening comment
+of every other file of lib/ (the lines before its first line of code),
+and fails, with file:line and what is missing, when one of them
 names:
   - a repository path that does not exist: a markdown link's target
     (relative to the document), a word starting with a top-level folder
@@ -26,9 +27,10 @@ names:
   - a header count ("the 11 public headers", "four public headers") other
     than the number of files in include/rcupool/;
   - a measured figure (a ratio such as 1.5x, a time with decimals such as
-    0.1 ms) in README.md or docs/: figures live in benchmarks/RESULTS.md
-    (and benchmarks/README.md's summary, which report.py writes and
-    //benchmarks:report_check_test checks); prose names the row instead.
+    0.1 ms) in README.md, docs/, tests/README.md or a public header:
+    figures live in benchmarks/RESULTS.md (and benchmarks/README.md's
+    summary, which report.py writes and //benchmarks:report_check_test
+    checks); prose names the row instead.
     Whole times (a 150 ms period, a 100 ms section) are settings, not
     measurements, and pass.
 Run by Bazel (//tests/docs:refs_test), it finds the source tree through
@@ -37,14 +39,14 @@ tests/docs/refs_test.py. --list prints every name it checked.
 """
 import argparse
 import fnmatch
-import glob
 import os
 import re
 import sys
 
 DOCS = ["README.md", "docs/*.md", "benchmarks/README.md",
-        "tests/README.md", "tests/model/README.md"]
-HEADERS = ["include/rcupool/*"]
+        "benchmarks/RESULTS.md", "tests/README.md", "tests/model/README.md"]
+HEADERS = ["include/rcupool/*",
+           "lib/compat/executorch/include/executorch/extension/threadpool/*"]
 LIB = "lib"
 SKIP_DIRS = {".git"}
 NUMBERS = {w: i for i, w in enumerate(
@@ -78,7 +80,8 @@ HEADER_COUNT = re.compile(r"\b(\d+|%s) public headers\b" % "|".join(NUMBERS),
                           re.I)
 FIGURE = re.compile(r"(?<![\w.+-])(\d+(?:\.\d+)?x|\d+\.\d+\s?(?:ns|us|ms))"
                     r"(?![\w])")
-FIGURE_DOCS = re.compile(r"^(README\.md|docs/[^/]+\.md)$")
+FIGURE_DOCS = re.compile(r"^(README\.md|docs/[^/]+\.md|tests/README\.md|"
+                         r"include/.*|lib/compat/executorch/include/.*)$")
 TEST_DEF = re.compile(r"^\s*(?:TEST|TEST_F|TEST_P|TYPED_TEST)\(\s*(\w+)\s*,"
                       r"\s*(\w+)\s*\)", re.M)
 # "LABEL." or "LABEL:" at the start of a comment line defines it; so does a
@@ -211,9 +214,9 @@ def opening(text):
     return out
 
 
-def lines_of(tree, rel):
+def lines_of(tree, rel, whole):
     text = tree.read(rel)
-    if rel.startswith(LIB + "/"):
+    if rel.startswith(LIB + "/") and not whole:
         return opening(text)
     return list(enumerate(text.split("\n"), 1))
 
@@ -351,14 +354,16 @@ def main():
     checked = []
     for pattern in DOCS + HEADERS:
         checked += sorted(tree.matches(pattern))
+    whole = set(checked)
     checked += sorted(f for f in tree.files if f.startswith(LIB + "/") and
-                      f.endswith((".c", ".h", ".cc", ".py", ".map")))
+                      f.endswith((".c", ".h", ".cc", ".py", ".map")) and
+                      f not in whole)
     if not tree.labels:
         sys.exit("refs_test: no invariant label found in lib/: the check "
                  "itself is broken")
     problems, seen = [], set()
     for rel in checked:
-        for n, line in lines_of(tree, rel):
+        for n, line in lines_of(tree, rel, rel in whole):
             check_line(tree, rel, n, line, problems, seen)
     if args.list:
         for kind, name in sorted(seen):

@@ -241,8 +241,9 @@ RCUPOOL_ET_API ThreadPool *get_threadpool();
  *     guard's pool, valid until that guard ends;
  *   - else the process-wide current pool, valid until the next reset of
  *     the default manager from any thread (_unsafe_reset_threadpool(),
- *     rcupool_reset()): such a reset may free it, about 0.1 ms later, under a
- *     caller that kept it. Use it only for one call, or where no reset can
+ *     rcupool_reset()): after such a reset it may be freed at any time
+ *     (it usually stays warm for a while, but trim(), a barrier or the
+ *     warm limit can free it first) under a caller that kept it. Use it only for one call, or where no reset can
  *     happen; to keep it (a backend at load), take get_pinned_pthreadpool().
  * Returns: that pool; nullptr also when the default manager could not be
  *   created.
