@@ -19,23 +19,23 @@ library's level follows the logger's effective level, read again at every
 all. A record the library finds no room for is counted
 (``Stats.log_dropped``) and announced by a warning at the next drain.
 
-Why no hook (what the PYLOG invariants were). The package used to
-install a ctypes callback as the library's log hook. A hook that runs
-Python on the library's threads needs the GIL there, and that made three
-hazards, each handled by a handler of its own: interpreter exit (an
-``atexit`` handler removed the hook), ``os.fork()`` (the hook was
-removed around every fork, because the library's fork handler waited for
-a reclaim thread that waited for the GIL), and forks made by C code (the
-hook dropped records in a child). Two hazards had no fix: a fork made in
-C with the GIL held and without Python's fork handlers (``subprocess``
-with ``user=``, ``group=`` or ``extra_groups=``) hung on the same wait,
-and a ``KeyboardInterrupt`` raised inside the callback was printed as
+Why no hook (what PYLOG 1..3 were). The package used to install a ctypes
+callback as the library's log hook. A hook that runs Python on the
+library's threads needs the GIL there, and that made three hazards,
+each handled by a handler of its own: interpreter exit (an ``atexit``
+handler removed the hook), ``os.fork()`` (the hook was removed around
+every fork, because the library's fork handler waited for a reclaim thread
+that waited for the GIL), and forks made by C code (the hook dropped
+records in a child). Two hazards had no fix: a fork made in C with the
+GIL held and without Python's fork handlers (``subprocess`` with
+``user=``, ``group=`` or ``extra_groups=``) hung on the same wait, and a
+``KeyboardInterrupt`` raised inside the callback was printed as
 "Exception ignored on calling ctypes callback function" and lost to the
 caller. Pulling has none of these, and needs no handler at exit or for
-the library's fork handling: the library never waits for Python, nothing
-runs on its threads, and a drain is ordinary Python code on the caller's
-thread, so an exception raised in it (an interrupt, a handler's error
-that logging lets through) reaches the caller of the package.
+the library's fork handling: the library never waits for Python,
+nothing runs on its threads, and a drain is ordinary Python code on the
+caller's thread, so an exception raised in it (an interrupt, a handler's
+error that logging lets through) reaches the caller of the package.
 
 One fork handler remains, for a hazard of CPython rather than of the
 library. A thread inside a write to ``sys.stderr`` holds the stream's
