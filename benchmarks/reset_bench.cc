@@ -207,8 +207,8 @@ class LongReader {
     thread_.join();
   }
   uint64_t sections() const { return sections_.load(); }
-  // Waits until the reader has entered a section after `after` sections
-  // ended; returns the number of sections ended before it.
+  // Waits until the reader is inside a section that began after `after`
+  // sections ended; returns the number of sections ended before it.
   uint64_t WaitNewSection(uint64_t after) const {
     for (;;) {
       uint64_t n = sections_.load();
@@ -224,8 +224,11 @@ class LongReader {
       benchmark::DoNotOptimize(rcupool_current(m_));
       inside_.store(true);
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      rcupool_read_unlock();
+      // Not inside from here: count the section before it ends, so a
+      // reset that began inside it and returns after sees the count move.
+      inside_.store(false);
       sections_.fetch_add(1);
+      rcupool_read_unlock();
     }
   }
   rcupool_t *m_;
