@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # bench_publish_test.sh BENCH_SH
 #
-# tools/bench.sh replaces benchmarks/results/, RESULTS.md, churn.png and README.md (its summary)
-# only when its whole run has succeeded:
+# tools/bench.sh replaces benchmarks/results/, RESULTS.md, churn.png and
+# README.md (its summary) only when its whole run has succeeded:
 #   - a benchmark program that fails: all four as they were;
 #   - the run killed (SIGTERM to bench.sh and to the program it runs)
 #     while a program runs: the same;
