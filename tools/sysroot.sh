@@ -9,6 +9,7 @@
 # installed beside their amd64 versions. Its own glibc makes it a complete
 # root for `qemu-aarch64 -L SYSROOT`. Prints nothing when it is there.
 #
+# Usage:
 #   tools/sysroot.sh [--check] [--print]
 #
 #   --check  only say whether it is there and current; exit 1 if not

@@ -14,12 +14,12 @@
 
 static int failures;
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
+#define CHECK(cond)                                                 \
+  do {                                                              \
+    if (!(cond)) {                                                  \
       fprintf(stderr, "guard.c:%d: failed: %s\n", __LINE__, #cond); \
-      failures++;                                                     \
-    }                                                                 \
+      failures++;                                                   \
+    }                                                               \
   } while (0)
 
 static void add(void *ctx, size_t i) {
