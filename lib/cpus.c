@@ -74,7 +74,7 @@ struct rcupl_cores {
 static bool rcupl_cores_in_mask(const cpu_set_t *mask, size_t bytes,
                                 struct rcupl_cores *out) {
   out->performance = out->any = 0;
-  if (!cpuinfo_initialize()) return false;
+  if (rcupl_fault(RCUPL_FAULT_CPUINFO) || !cpuinfo_initialize()) return false;
   uint32_t ncores = cpuinfo_get_cores_count();
   uint32_t nprocs = cpuinfo_get_processors_count();
   const struct cpuinfo_core *cores = cpuinfo_get_cores();

@@ -23,7 +23,8 @@ extern "C" {
 #define RCUPL_FAULT_SITE_ALLOC 0
 #define RCUPL_FAULT_SITE_POOL_CREATE 1
 #define RCUPL_FAULT_SITE_RECLAIM_THREAD \
-  2 /* the reclaim thread's pthread_create */
+  2                                /* the reclaim thread's pthread_create */
+#define RCUPL_FAULT_SITE_CPUINFO 3 /* cpuinfo_initialize (lib/cpus.c) */
 
 /* Returns true to make the library call at `site` fail. */
 typedef bool (*rcupl_fault_hook_fn)(void *ctx, int site);

@@ -264,7 +264,7 @@ TEST(RcupoolPinSized, NeverCurrentPoolFreedAfterLastUnpinWithItsThreads) {
   ASSERT_EQ(rcupool_reset(m, 2), 0);  // start rcupool's reclaim thread
   ASSERT_EQ(rcupool_reset(m, 1), 0);
   ASSERT_EQ(rcupool_barrier(m), 0);
-  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
+  const size_t baseline = rcupool_test::SettledOsThreadCount();
 
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin_sized(m, 4, &pin), 0);

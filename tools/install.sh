@@ -15,12 +15,15 @@
 #
 # Usage:
 #   tools/install.sh --prefix DIR [--flavor bp|memb] [--build DIR] [--source DIR]
+#                    [--arch aarch64]
 #   bazel run //tools:install -- --prefix /usr/local [--flavor memb]
 #
 # --source defaults to the workspace (the directory above tools/, or the
 # workspace `bazel run` was started in); --build to a temporary directory,
 # removed afterwards. A relative --prefix is taken from the directory the
-# command was started in. Then:
+# command was started in. --arch aarch64 cross-builds for arm64 Linux
+# (cmake/aarch64-linux-gnu.cmake, the sysroot of tools/setup.sh --arch
+# aarch64; docs/building.md, "Cross-compiling for aarch64"). Then:
 #   cc app.c $(pkg-config --cflags --libs rcupool)
 # with PKG_CONFIG_PATH=PREFIX/lib/pkgconfig when PREFIX is not a system one,
 # and see docs/building.md, "How a program finds the libraries at run
@@ -31,6 +34,7 @@ prefix=""
 flavor="bp"
 build=""
 source=""
+arch=""
 
 # args.sh stands beside this file; `bazel run //tools:install` starts it
 # through a link in bazel-bin, so look beside the link's target too.
@@ -43,13 +47,14 @@ usage() { usage_from_header; }
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
-    --prefix|--flavor|--build|--source)
+    --prefix|--flavor|--build|--source|--arch)
       [ $# -ge 2 ] && [ -n "$2" ] || bad_usage "$1 needs a value"
       case "$1" in
         --prefix) prefix=$2 ;;
         --flavor) flavor=$2 ;;
         --build) build=$2 ;;
         --source) source=$2 ;;
+        --arch) arch=$2 ;;
       esac
       shift 2 ;;
     *) bad_usage "unknown argument: $1" ;;
@@ -60,6 +65,13 @@ case "$flavor" in
   bp|memb) ;;
   *) bad_usage "--flavor takes bp or memb, not $flavor" ;;
 esac
+cross=""
+if [ -n "$arch" ]; then
+  [ "$arch" = aarch64 ] || bad_usage "--arch takes aarch64, not $arch"
+  sysroot=$(sh "$here/setup.sh" --check --arch "$arch" --print-sysroot | tail -n 1) ||
+    { echo "install.sh: $sysroot" >&2; exit 1; }
+  cross="-DRCUPOOL_SYSROOT=$sysroot"
+fi
 command -v cmake >/dev/null 2>&1 ||
   { echo "install.sh: cmake not found (tools/setup.sh installs it)" >&2; exit 1; }
 
@@ -80,7 +92,9 @@ trap '[ -z "$cleanup" ] || rm -rf "$cleanup"' EXIT
 
 generator=""
 command -v ninja >/dev/null 2>&1 && generator="-GNinja"
-cmake -S "$source" -B "$build" $generator -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+[ -z "$cross" ] ||
+  cross="$cross -DCMAKE_TOOLCHAIN_FILE=$source/cmake/$arch-linux-gnu.cmake"
+cmake -S "$source" -B "$build" $generator $cross -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
   -DRCUPOOL_URCU_FLAVOR="$flavor"
 cmake --build "$build" --parallel 2

@@ -111,7 +111,7 @@ size_t ThreadBaselineAtOneThread(rcupool_t *m) {
   EXPECT_EQ(rcupool_reset(m, 2), 0);
   EXPECT_EQ(rcupool_reset(m, 1), 0);
   EXPECT_EQ(rcupool_barrier(m), 0);
-  return WaitForOsThreadCount(OsThreadCount());
+  return SettledOsThreadCount();
 }
 
 rcupool_stats_t Stats(rcupool_t *m) {

@@ -37,7 +37,7 @@ TEST(RcupoolPinSized, ChurnOfTenThousandPinsWithResetsEndsWithOnePoolAndItsThrea
   ASSERT_EQ(rcupool_reset(m, 2), 0);  // start rcupool's reclaim thread
   ASSERT_EQ(rcupool_reset(m, 1), 0);
   ASSERT_EQ(rcupool_barrier(m), 0);
-  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
+  const size_t baseline = rcupool_test::SettledOsThreadCount();
 
   std::atomic<bool> stop{false};
   std::atomic<int> failures{0};

@@ -23,7 +23,7 @@ size_t BaselineThreads(rcupool_t *m) {
   EXPECT_EQ(rcupool_reset(m, 2), 0);
   EXPECT_EQ(rcupool_reset(m, 1), 0);
   EXPECT_EQ(rcupool_barrier(m), 0);
-  return WaitForOsThreadCount(OsThreadCount());
+  return rcupool_test::SettledOsThreadCount();
 }
 
 TEST(RcupoolXnnRuntimeCreate, After20ResetsBetweenTwoCountsAll21MethodsCorrectThenOnePoolRemains) {
