@@ -241,10 +241,13 @@ def render(entries):
         column = NESTED if depth else COLUMN
         head = " " * (4 + 2 * depth) + ", ".join(e.names)
         pad = max(column - len(head), 2)
-        words = textwrap.wrap(e.desc, width=max(WIDTH - len(head) - pad,
-                                                20)) or [""]
+        # Never break at a hyphen: a path such as docs/default-size.md
+        # must stay one word for the reference check.
+        words = textwrap.wrap(e.desc, width=max(WIDTH - len(head) - pad, 20),
+                              break_on_hyphens=False) or [""]
         out.append((head + " " * pad + words[0]).rstrip())
-        for line in textwrap.wrap(" ".join(words[1:]), width=WIDTH - column):
+        for line in textwrap.wrap(" ".join(words[1:]), width=WIDTH - column,
+                                  break_on_hyphens=False):
             out.append(" " * column + line)
     return out
 
