@@ -20,6 +20,12 @@ typedef enum rcupool_log_level {
   RCUPOOL_LOG_ERROR = 3,
 } rcupool_log_level_t;
 
+/* Environment variable read by rcupool_default(): the level from which the
+ * default sink writes records to stderr ("debug", "info", "warning" or
+ * "error"; unset: "warning"). A hook, or Python's logging, decides for
+ * itself (docs/environment.md). */
+#define RCUPOOL_ENV_LOG_LEVEL "RCUPOOL_LOG_LEVEL"
+
 /*
  * The log. The library never runs a hook on a thread of its own, under a
  * lock of its own or while a fork handler waits: it formats each record
