@@ -53,8 +53,8 @@ typedef void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level,
 
 /*
  * Installs the process-wide log hook; NULL restores the default, which
- * writes warnings and errors to stderr at once, from the thread that logs,
- * and queues nothing. Every state change of every manager is logged at
+ * writes warnings and errors (or from the level RCUPOOL_LOG_LEVEL names)
+ * to stderr at once, from the thread that logs, and queues nothing. Every state change of every manager is logged at
  * debug level, "kept because pinned" at info level. When this returns, no
  * call of a previous hook is running on another thread and none will
  * start, so its ctx may be freed. Called from inside a hook it does not

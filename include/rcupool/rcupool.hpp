@@ -25,7 +25,9 @@
  * throws, allocates or needs RTTI, so it builds with -fno-exceptions and
  * -fno-rtti. Constructors cannot fail: objects that need a fallible step
  * are made by a static factory that returns the error and fills an
- * out-parameter.
+ * out-parameter. The one exception is Width, a guard for one C++ scope:
+ * its constructor records the error, which error() returns (a failed
+ * Width does nothing, it never aborts).
  *
  * Threads, blocking and lifetimes are those of the C functions (see
  * rcupool.h); the notes below say only what the wrappers add.
