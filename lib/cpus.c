@@ -165,7 +165,7 @@ size_t rcupl_cpus_thread_count(void) {
 
 size_t rcupl_cpus_env_thread_count(void) {
   const char *text = getenv(RCUPOOL_ENV_NUM_THREADS);
-  if (text == NULL) return 0;
+  if (text == NULL || text[0] == '\0') return 0; /* unset, or set empty */
   const char *s = text;
   while (*s == ' ' || *s == '\t') s++;
   char *end = NULL;

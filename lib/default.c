@@ -41,8 +41,10 @@ rcupool_t *rcupool_default(void) {
   if (m == NULL) {
     /* 0 (no valid RCUPOOL_NUM_THREADS): the manager computes its default
      * count (cpus.c) now and again at every rcupool_reset(m, 0). */
+    rcupl_env_apply_log_level(); /* first: what follows may log at info */
     size_t threads = rcupl_cpus_env_thread_count();
     rcupool_options_t opts = {.threads = threads};
+    rcupl_env_default_options(&opts); /* RCUPOOL_IDLE, RCUPOOL_WARM_* */
     int err = rcupool_create(&opts, &m);
     if (err != 0) {
       m = NULL;

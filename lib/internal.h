@@ -37,6 +37,7 @@
 #include "cpus.h"
 #include "default.h"
 #include "die.h"
+#include "env.h"
 #include "fault.h"
 #include "fork.h"
 #include "idle.h"

@@ -81,8 +81,10 @@ static struct {
   struct rcupl_log_call *calls;
   /* Atomic, read without mu. */
   int min_level;
+  int stderr_level; /* the default sink writes records from it up */
 } lq = {.mu = PTHREAD_MUTEX_INITIALIZER,
-        .calls_done = PTHREAD_COND_INITIALIZER};
+        .calls_done = PTHREAD_COND_INITIALIZER,
+        .stderr_level = RCUPOOL_LOG_WARN};
 
 static __thread int delivering;
 
@@ -117,7 +119,8 @@ static void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
   rcupl_mutex_lock(&lq.mu);
   if (lq.fn == NULL && !lq.held) {
     rcupl_mutex_unlock(&lq.mu);
-    if (level >= RCUPOOL_LOG_WARN) rcupl_log_write_stderr(level, text);
+    if ((int)level >= __atomic_load_n(&lq.stderr_level, __ATOMIC_RELAXED))
+      rcupl_log_write_stderr(level, text);
     return;
   }
   if (lq.tail - lq.head == RCUPL_LOG_QUEUE) {
@@ -236,7 +239,7 @@ static void rcupl_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
                  rcupl_log_pop_locked(&rec) != RCUPL_POP_NONE;
       rcupl_mutex_unlock(&lq.mu);
       if (!got) break;
-      if (rec.level >= RCUPOOL_LOG_WARN)
+      if ((int)rec.level >= __atomic_load_n(&lq.stderr_level, __ATOMIC_RELAXED))
         rcupl_log_write_stderr(rec.level, rec.message);
     }
   }
@@ -260,6 +263,10 @@ int rcupool_log_take(rcupool_log_record_t *out) {
 void rcupool_set_log_level(rcupool_log_level_t min) {
   if ((unsigned)min > RCUPOOL_LOG_ERROR) min = RCUPOOL_LOG_ERROR;
   __atomic_store_n(&lq.min_level, (int)min, __ATOMIC_RELAXED);
+}
+
+void rcupl_log_set_stderr_level(rcupool_log_level_t min) {
+  __atomic_store_n(&lq.stderr_level, (int)min, __ATOMIC_RELAXED);
 }
 
 uint64_t rcupl_log_dropped(void) {

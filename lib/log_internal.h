@@ -24,6 +24,10 @@ static inline void rcupl_log_deliver(void) {
     rcupl_log_deliver_slow();
 }
 
+/* The default sink writes records from `min` up to stderr (RCUPOOL_LOG_WARN
+ * unless RCUPOOL_LOG_LEVEL says otherwise: env.c). */
+void rcupl_log_set_stderr_level(rcupool_log_level_t min);
+
 /* Records lost to a full queue since the process started (LOG-2). */
 uint64_t rcupl_log_dropped(void);
 

@@ -68,6 +68,7 @@ python3-dev
 python3-pip
 python3-pytest
 python3-setuptools
+python3-threadpoolctl
 python3-venv
 python3-wheel
 spin

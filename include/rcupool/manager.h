@@ -43,6 +43,10 @@ typedef enum rcupool_idle {
   RCUPOOL_IDLE_YIELD = 2,
 } rcupool_idle_t;
 
+/* Environment variable read by rcupool_default() for its idle policy:
+ * "spin" or "yield" (docs/environment.md). */
+#define RCUPOOL_ENV_IDLE "RCUPOOL_IDLE"
+
 /* Options for rcupool_create(). A zero-initialised struct means defaults. */
 typedef struct rcupool_options {
   /* Thread count of the first pool and of rcupool_reset(m, 0). 0: the
@@ -72,6 +76,11 @@ typedef struct rcupool_options {
 #define RCUPOOL_WARM_NONE UINT32_MAX
 /* The longest warm_ms accepted: one hour. */
 #define RCUPOOL_WARM_MS_MAX 3600000u
+/* Environment variables read by rcupool_default() for its warm widths:
+ * milliseconds in 1..RCUPOOL_WARM_MS_MAX, and a pool count (0: none)
+ * (docs/environment.md). */
+#define RCUPOOL_ENV_WARM_MS "RCUPOOL_WARM_MS"
+#define RCUPOOL_ENV_WARM_POOLS "RCUPOOL_WARM_POOLS"
 
 /*
  * Creates a manager with a first pool of opts->threads threads.

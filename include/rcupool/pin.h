@@ -28,8 +28,12 @@ extern "C" {
  * through rcupool_pin_pthreadpool(), rcupool_pin_threads(),
  * rcupool_pin_generation() and rcupool_pin_is_current(). Zero-initialise it,
  * or leave it as rcupool_unpin() left it: both are "empty".
+ *
+ * The struct's tag is the typedef's name, not "rcupool_pin": in C++ a tag
+ * named like the function rcupool_pin() is hidden by it (g++ -Wshadow:
+ * "the function hides the constructor"). Name the type rcupool_pin_t.
  */
-typedef struct rcupool_pin {
+typedef struct rcupool_pin_t {
   /* Private to the library, like every field below. */
   void *pool_;               /* the pinned pool, NULL when empty */
   rcupool_t *manager_;       /* the manager it was pinned from */
