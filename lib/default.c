@@ -7,7 +7,9 @@
  *   DEFAULT-1. At most one default manager exists per process: it is created
  *       under default_lock and published once; it is never destroyed.
  *   DEFAULT-2. A failed first creation leaves no manager and no threads
- *       behind; a later call tries again.
+ *       behind; a later call tries again. A lack of threads is not such a
+ *       failure: the manager comes up on a 1-thread pool (MANAGER-7), so
+ *       rcupool_default() returns NULL only when memory runs out.
  *   DEFAULT-3. The fork handlers are registered (rcupl_fork_register, once per
  *       copy of the library) before the first manager is created, and the
  *       prepare handler takes default_lock first: a fork never catches the
@@ -43,7 +45,7 @@ rcupool_t *rcupool_default(void) {
      * count (cpus.c) now and again at every rcupool_reset(m, 0). */
     size_t threads = rcupl_cpus_env_thread_count();
     rcupool_options_t opts = {.threads = threads};
-    int err = rcupool_create(&opts, &m);
+    int err = rcupl_manager_create_default(&opts, &m); /* MANAGER-7 */
     if (err != 0) {
       m = NULL;
       rcupl_log(RCUPOOL_LOG_ERROR, "default: cannot create the manager (%d)",

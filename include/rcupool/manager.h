@@ -127,8 +127,14 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * at info level ("default size 1 threads: 2 performance cores in the
  * affinity mask of 2 CPUs; cgroup quota 1 CPUs").
  *
- * Returns: the manager; NULL only if the first creation failed (logged at
- *   error level): a later call tries again.
+ * Where no thread can start (RLIMIT_NPROC as `ulimit -u` sets it, a pids
+ * cgroup), the manager still comes up: its first pool has 1 thread, which
+ * starts no thread (the caller runs every task), a warning says so, and
+ * rcupool_stats_t.start_failures counts the refused start. Its default
+ * count is unchanged: rcupool_reset(m, 0) tries it again later.
+ *
+ * Returns: the manager; NULL only if the first creation failed for want of
+ *   memory (logged at error level): a later call tries again.
  * Threads: any; concurrent first calls create one manager.
  * Blocks: the first call, while threads start (later calls: no).
  * Lifetime: the manager stays valid until the process exits.

@@ -226,8 +226,11 @@ class RCUPOOL_ET_API ThreadPool final {
 
 /*
  * The process's ThreadPool, created on first use (with rcupool_default()).
- * Returns: the ThreadPool; nullptr only when the default manager could not
- *   be created (logged by rcupool; a later call tries again).
+ * Where no thread can start (`ulimit -u`, a pids cgroup) its pool has 1
+ * thread and run() runs on the caller, with a warning (rcupool_default()).
+ * Returns: the ThreadPool; never nullptr, as ExecuTorch's original (whose
+ *   callers do not check). If rcupool_default() cannot be had at all (out
+ *   of memory) the process ends with a message.
  * Threads: any.
  * Blocks: the first call, while threads start.
  * Lifetime: the pointer stays valid until the process exits.
