@@ -222,7 +222,8 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   if (m == NULL) return 0;
   if (m->is_default) {
     rcupl_log(RCUPOOL_LOG_ERROR,
-              "destroy: manager %p is the process-wide manager; refused",
+              "destroy: manager %p is the process-wide manager; refused "
+              "(rcupool_finalize() joins its threads at exit)",
               (void *)m);
     return -EPERM;
   }

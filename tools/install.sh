@@ -14,6 +14,7 @@
 #   LIBDIR/pkgconfig/rcupool.pc, rcupool-xnnpack.pc, rcupool-executorch.pc
 #   LIBDIR/cmake/rcupool/                    find_package(rcupool CONFIG)
 #   PREFIX/share/doc/rcupool/LICENSE
+#   PREFIX/share/rcupool/valgrind/rcupool.supp  valgrind suppressions
 #
 # Usage:
 #   tools/install.sh --prefix DIR [--flavor bp|memb] [--build DIR] [--source DIR]

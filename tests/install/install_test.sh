@@ -29,6 +29,8 @@ readelf -d "$lib/$real" | grep 'Library soname: \[librcupool.so.0\]' >/dev/null 
 # under rcupool's own folder, never at ExecuTorch's include/executorch/
 # (where a real ExecuTorch in the same prefix has its own).
 [ -f "$prefix/share/doc/rcupool/LICENSE" ] || fail "no share/doc/rcupool/LICENSE"
+[ -f "$prefix/share/rcupool/valgrind/rcupool.supp" ] ||
+  fail "no share/rcupool/valgrind/rcupool.supp"
 et_h=include/rcupool/compat/executorch/executorch/extension/threadpool
 [ -f "$prefix/$et_h/threadpool.h" ] && [ -f "$prefix/$et_h/threadpool_guard.h" ] ||
   fail "no stand-in headers under $et_h"
