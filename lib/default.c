@@ -7,7 +7,9 @@
  *   DEFAULT-1. At most one default manager exists per process: it is created
  *       under default_lock and published once; it is never destroyed.
  *   DEFAULT-2. A failed first creation leaves no manager and no threads
- *       behind; a later call tries again.
+ *       behind; a later call tries again. A lack of threads is not such a
+ *       failure: the manager comes up on a 1-thread pool (MANAGER-7), so
+ *       rcupool_default() returns NULL only when memory runs out.
  *   DEFAULT-3. The fork handlers are registered (rcupl_fork_register, once per
  *       copy of the library) before the first manager is created, and the
  *       prepare handler takes default_lock first: a fork never catches the
@@ -16,6 +18,10 @@
  *       and the parent/child handler.
  *   DEFAULT-4. What the first creation logs reaches the hook after
  *       default_lock is released (log.c, LOG-1).
+ *   DEFAULT-5. rcupool_finalize() joins the default manager's threads
+ *       without destroying it: a reset to 1 thread (no worker), a trim, and
+ *       the reclaim thread's stop (RECLAIM-13); with a pin held it changes
+ *       nothing (-EBUSY). A pointer to the manager stays valid.
  */
 #include <errno.h>
 #include <limits.h>
@@ -45,7 +51,7 @@ rcupool_t *rcupool_default(void) {
     size_t threads = rcupl_cpus_env_thread_count();
     rcupool_options_t opts = {.threads = threads};
     rcupl_env_default_options(&opts); /* RCUPOOL_IDLE, RCUPOOL_WARM_* */
-    int err = rcupool_create(&opts, &m);
+    int err = rcupl_manager_create_default(&opts, &m); /* MANAGER-7 */
     if (err != 0) {
       m = NULL;
       rcupl_log(RCUPOOL_LOG_ERROR, "default: cannot create the manager (%d)",
@@ -60,6 +66,45 @@ rcupool_t *rcupool_default(void) {
   rcupl_mutex_unlock(&default_lock);
   rcupl_log_deliver();
   return m;
+}
+
+int rcupool_finalize(void) {
+  /* DEFAULT-5: never destroys the manager (DEFAULT-1); leaves it with a
+   * 1-thread pool, which has no worker, and stops the reclaim thread. */
+  if (rcupl_reclaim_would_wait_for_self()) {
+    rcupl_log(RCUPOOL_LOG_ERROR,
+              "finalize: called inside a read-side section, a task or on a "
+              "pool's worker; it would wait for itself");
+    rcupl_log_deliver();
+    return -EDEADLK;
+  }
+  rcupool_t *m = rcupl_default_peek();
+  if (m != NULL) {
+    rcupool_stats_t s;
+    int err = rcupool_get_stats(m, &s);
+    if (err == 0 && s.pins != 0) {
+      rcupl_log(RCUPOOL_LOG_WARN, "finalize: %zu pins held; nothing changed",
+                s.pins);
+      err = -EBUSY;
+    }
+    if (err == 0) err = rcupool_reset(m, 1);
+    if (err == 0) err = rcupool_trim(m);
+    if (err > 0) err = 0; /* the number of pools trim freed */
+    if (err == 0 && rcupool_get_stats(m, &s) == 0 && s.pools_alive != 1) {
+      rcupl_log(RCUPOOL_LOG_WARN,
+                "finalize: %zu pools still alive (a pin taken meanwhile)",
+                s.pools_alive);
+      err = -EBUSY;
+    }
+    if (err != 0) {
+      rcupl_log_deliver();
+      return err;
+    }
+  }
+  rcupl_reclaim_stop();
+  rcupl_log(RCUPOOL_LOG_DEBUG, "finalize: no thread of rcupool's is left");
+  rcupl_log_deliver();
+  return 0;
 }
 
 rcupool_t *rcupl_default_peek(void) {

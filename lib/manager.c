@@ -37,6 +37,13 @@
  *       pools, not only the default's (lib/fork.c, FORK-4). A manager is
  *       listed before rcupool_create() returns it and unlisted before
  *       rcupool_destroy() frees it.
+ *   MANAGER-7. The default manager comes up even where no thread can
+ *       start (RLIMIT_NPROC, a pids cgroup): its first pool then has 1
+ *       thread, which pthreadpool starts none of (the caller runs the
+ *       work), a warning says so and stats count the failed start
+ *       (start_failures). Its default count stays what it was, so a later
+ *       rcupool_reset(m, 0) tries that count again. A manager made by
+ *       rcupool_create() fails instead (-EAGAIN): its caller can check.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -111,9 +118,11 @@ size_t rcupl_manager_default_threads(const rcupool_t *m) {
 
 /* A manager in *m with a first pool of default_threads threads (0:
  * rcupl_cpus_thread_count()) and the idle policy idle_flags (IDLE-1: before
- * the first pool's census reads it). For rcupool_create() only. */
+ * the first pool's census reads it); with one_if_no_room, a first pool that
+ * cannot start its threads is replaced by a pool of 1 thread, which starts
+ * none (MANAGER-7). For rcupool_create() only. */
 static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
-                              uint32_t idle_flags) {
+                              uint32_t idle_flags, bool one_if_no_room) {
   memset(m, 0, sizeof(*m));
   CDS_INIT_LIST_HEAD(&m->pools);
   m->default_threads = default_threads;
@@ -125,7 +134,18 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
     return -ENOMEM;
   }
   struct rcupl_pool *p;
-  int err = rcupl_pool_create(m, rcupl_manager_default_threads(m), &p);
+  const size_t want = rcupl_manager_default_threads(m);
+  int err = rcupl_pool_create(m, want, &p);
+  if (err == -EAGAIN && one_if_no_room && want > 1) {
+    err = rcupl_pool_create(m, 1, &p);
+    if (err == 0)
+      rcupl_log(RCUPOOL_LOG_WARN,
+                "default: no room to start %zu threads (a limit such as "
+                "ulimit -u); the process-wide pool has 1 thread, so parallel "
+                "work runs on the calling thread until a reset succeeds "
+                "(stats: start_failures)",
+                want);
+  }
   if (err != 0) {
     pthread_mutex_destroy(&m->lock);
     pthread_mutex_destroy(&m->writer);
@@ -143,8 +163,8 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
   return 0;
 }
 
-static int rcupl_manager_create(const rcupool_options_t *opts,
-                                rcupool_t **out) {
+static int rcupl_manager_create(const rcupool_options_t *opts, rcupool_t **out,
+                                bool one_if_no_room) {
   if (out == NULL) return -EINVAL;
   size_t threads = opts != NULL ? opts->threads : 0;
   if (rcupl_limits_check_threads("create", threads) != 0) return -EINVAL;
@@ -166,7 +186,7 @@ static int rcupl_manager_create(const rcupool_options_t *opts,
     rcupl_log(RCUPOOL_LOG_ERROR, "create: out of memory");
     return -ENOMEM;
   }
-  int err = rcupl_manager_init(m, threads, idle_flags);
+  int err = rcupl_manager_init(m, threads, idle_flags, one_if_no_room);
   if (err != 0) {
     free(m);
     rcupl_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)",
@@ -180,9 +200,14 @@ static int rcupl_manager_create(const rcupool_options_t *opts,
 }
 
 int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
-  int err = rcupl_manager_create(opts, out);
+  int err = rcupl_manager_create(opts, out, false);
   rcupl_log_deliver();
   return err;
+}
+
+int rcupl_manager_create_default(const rcupool_options_t *opts,
+                                 rcupool_t **out) {
+  return rcupl_manager_create(opts, out, true); /* delivered by the caller */
 }
 
 /* Counts pins over m's pools. Call with m->lock held. */
@@ -197,7 +222,8 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   if (m == NULL) return 0;
   if (m->is_default) {
     rcupl_log(RCUPOOL_LOG_ERROR,
-              "destroy: manager %p is the process-wide manager; refused",
+              "destroy: manager %p is the process-wide manager; refused "
+              "(rcupool_finalize() joins its threads at exit)",
               (void *)m);
     return -EPERM;
   }
@@ -299,6 +325,7 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   s.reuses = m->reuses;
   s.pools_created = m->pools_created;
   s.pools_freed = m->pools_freed;
+  s.start_failures = __atomic_load_n(&m->start_failures, __ATOMIC_RELAXED);
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
     size_t all_refs = rcupl_pool_refs(p);

@@ -43,6 +43,8 @@ struct rcupool_manager {
   uint64_t reuses;
   uint64_t pools_created;
   uint64_t pools_freed;
+  /* Atomic: pool starts that failed for want of threads (pool.c). */
+  uint64_t start_failures;
 
   /* Immutable after create. The count of rcupool_reset(m, 0); 0: computed
    * by rcupl_cpus_thread_count() at each such reset (mask and quota of then). */
@@ -115,6 +117,13 @@ static inline void rcupl_pools_del_locked(struct rcupl_pool *p) {
  * one m was created with, else the default computed now (mask and quota
  * of the calling thread: may read files, so call without m's locks). */
 size_t rcupl_manager_default_threads(const rcupool_t *m);
+
+/* rcupool_create() for rcupool_default(): when the first pool cannot start
+ * its threads (-EAGAIN), the manager starts on a pool of 1 thread, which
+ * starts none (the caller runs the work), warns, and keeps its default
+ * count for later resets to 0. */
+int rcupl_manager_create_default(const rcupool_options_t *opts,
+                                 rcupool_t **out);
 
 /* Publishes p as m's current pool (MANAGER-5): the next generation, stored
  * in p before p is published (release), then m->generation and

@@ -56,8 +56,15 @@
  *   RECLAIM-10. A call that waits for the reclaim thread (barrier,
  *       destroy) starts it first, before it changes anything; when it
  *       cannot be started the call returns -EAGAIN (logged) and nothing
- *       was changed. The thread, once started, never exits, so no wait
- *       spins: each is a condition wait on progress.
+ *       was changed. The thread, once started, runs until
+ *       rcupool_finalize() stops it (RECLAIM-13), so no wait spins: each
+ *       is a condition wait on progress.
+ *   RECLAIM-13. A stop (rcupl_reclaim_stop) waits until the queue is empty
+ *       and idle, asks the thread to return, and joins it; `running` stays
+ *       true until the join, so no second thread starts meanwhile, and
+ *       work queued meanwhile starts a new thread right after the join.
+ *       A warm pass due later waits for the next start (any queued item,
+ *       kick, barrier or destroy starts the thread again).
  *   RECLAIM-11. Every grace period the library waits for is
  *       rcupl_reclaim_synchronize(), which holds gp_gate around it. Under memb
  *       fork's prepare takes gp_gate, so no grace period of the library is
@@ -117,7 +124,7 @@ static void rcupl_reclaim_free_unlinked(void) {
 /* Waits, rq.mu held, until work is queued (true) or the warm pass is due
  * (false). Without a due pass the wait has no end but work. */
 static bool rcupl_reclaim_wait_work_locked(void) {
-  while (rq.head == NULL) {
+  while (rq.head == NULL && !rq.stopping) {
     if (rq.warm_due == 0) {
       rcupl_cond_wait(&rq.wake, &rq.mu);
       continue;
@@ -170,7 +177,9 @@ static void *rcupl_reclaim_main(void *unused) {
   rq.ready = true;
   pthread_cond_broadcast(&rq.done_cv);
   for (;;) {
-    if (!rcupl_reclaim_wait_work_locked()) {
+    bool work = rcupl_reclaim_wait_work_locked();
+    if (rq.stopping && rq.head == NULL) break; /* RECLAIM-13 */
+    if (!work) {
       rcupl_reclaim_warm_pass_unlocked(); /* WARM-4: due, no work queued */
       continue;
     }
@@ -209,6 +218,7 @@ static void *rcupl_reclaim_main(void *unused) {
     pthread_cond_broadcast(&rq.done_cv);
     rcupl_reclaim_warm_pass_unlocked(); /* WARM-4: after each batch */
   }
+  rcupl_mutex_unlock(&rq.mu);
   return NULL;
 }
 
@@ -216,14 +226,11 @@ static void *rcupl_reclaim_main(void *unused) {
  * the error of pthread_create (the queue then waits for the next try). */
 static int rcupl_reclaim_start_locked(void) {
   if (rq.running) return 0;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_t t;
+  /* Joinable: rcupl_reclaim_stop() joins it (RECLAIM-13); never joined
+   * otherwise, as it runs until the process exits. */
   int err = rcupl_fault(RCUPL_FAULT_RECLAIM_THREAD)
                 ? EAGAIN
-                : pthread_create(&t, &attr, rcupl_reclaim_main, NULL);
-  pthread_attr_destroy(&attr);
+                : pthread_create(&rq.thread, NULL, rcupl_reclaim_main, NULL);
   if (err == 0) rq.running = true;
   return err;
 }
@@ -314,6 +321,37 @@ void rcupl_reclaim_free_later(struct rcupl_pool *p) {
 void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p) {
   p->free_work.fn = rcupl_free_cb;
   rcupl_reclaim_push(&p->free_work, false);
+}
+
+void rcupl_reclaim_stop(void) {
+  rcupl_mutex_lock(&rq.mu);
+  if (!rq.running || rq.stopping) {
+    rcupl_mutex_unlock(&rq.mu);
+    return;
+  }
+  /* Until the queue is empty and idle, and the thread has started. */
+  while (rq.head != NULL || rq.phase != RCUPL_IDLE || !rq.ready) {
+    pthread_cond_signal(&rq.wake);
+    rcupl_cond_wait(&rq.done_cv, &rq.mu);
+  }
+  rq.stopping = true;
+  pthread_t t = rq.thread;
+  pthread_cond_broadcast(&rq.wake);
+  rcupl_mutex_unlock(&rq.mu);
+  pthread_join(t, NULL);
+  rcupl_mutex_lock(&rq.mu);
+  rq.stopping = false;
+  rq.running = false;
+  rq.ready = false;
+  /* Work queued while it stopped starts a new thread now. */
+  int err = rq.head != NULL ? rcupl_reclaim_start_locked() : 0;
+  pthread_cond_broadcast(&rq.done_cv);
+  rcupl_mutex_unlock(&rq.mu);
+  if (err != 0)
+    rcupl_log(RCUPOOL_LOG_ERROR,
+              "reclaim: cannot start the reclaim thread (%d); frees wait for "
+              "the next try",
+              err);
 }
 
 int rcupl_reclaim_ensure_thread(void) {

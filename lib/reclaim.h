@@ -44,6 +44,10 @@ int rcupl_reclaim_drain(rcupool_t *m);
 /* Starts the reclaim thread if it is absent: 0, or -EAGAIN (RECLAIM-10). */
 int rcupl_reclaim_ensure_thread(void);
 
+/* Stops the reclaim thread and joins it once the queue is empty
+ * (RECLAIM-13): for rcupool_finalize(). Not from the reclaim thread. */
+void rcupl_reclaim_stop(void);
+
 /* The library's one way to wait for a grace period (RECLAIM-11). */
 void rcupl_reclaim_synchronize(void);
 

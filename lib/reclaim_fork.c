@@ -82,6 +82,7 @@ void rcupl_reclaim_fork_child(void) {
   pthread_cond_init(&rq.done_cv, NULL);
   rq.running = false;
   rq.ready = false;
+  rq.stopping = false;  /* a stop of the parent's (RECLAIM-13) */
   rq.forks_pending = 0; /* other threads' forks do not exist here */
   rq.warm_due = 0;      /* the next kick asks again (WARM-4) */
   if (rq.phase == RCUPL_GP && rq.batch != NULL) {

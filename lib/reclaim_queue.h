@@ -44,6 +44,10 @@ struct rcupl_reclaim_queue {
   int phase;
   bool running;
   bool ready; /* the thread has started and waits for work (RECLAIM-7) */
+  /* RECLAIM-13: the thread (joinable) while running, and the stop asked
+   * by rcupl_reclaim_stop(). */
+  pthread_t thread;
+  bool stopping;
   /* WARM-4: when the next warm pass is due (rcupl_now_ns clock), 0: none. */
   uint64_t warm_due;
   /* RECLAIM-7: forks between their hold and their parent handler (glibc

@@ -109,7 +109,8 @@ RCUPOOL_API int rcupool_create(const rcupool_options_t *opts, rcupool_t **out);
  * Returns: 0 (also for NULL), or
  *   -EBUSY    a pin on any of its pools is still held; nothing was freed and
  *             the manager is fully usable;
- *   -EPERM    m is the process-wide manager of rcupool_default();
+ *   -EPERM    m is the process-wide manager of rcupool_default() (at
+ *             exit, rcupool_finalize() joins its threads);
  *   -EDEADLK  called where it would wait for itself: inside a read-side
  *             section, inside a task of rcupool_parallelize_1d() (of any
  *             manager), or on any worker thread of an rcupool pool
@@ -136,8 +137,14 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * at info level ("default size 1 threads: 2 performance cores in the
  * affinity mask of 2 CPUs; cgroup quota 1 CPUs").
  *
- * Returns: the manager; NULL only if the first creation failed (logged at
- *   error level): a later call tries again.
+ * Where no thread can start (RLIMIT_NPROC as `ulimit -u` sets it, a pids
+ * cgroup), the manager still comes up: its first pool has 1 thread, which
+ * starts no thread (the caller runs every task), a warning says so, and
+ * rcupool_stats_t.start_failures counts the refused start. Its default
+ * count is unchanged: rcupool_reset(m, 0) tries it again later.
+ *
+ * Returns: the manager; NULL only if the first creation failed for want of
+ *   memory (logged at error level): a later call tries again.
  * Threads: any; concurrent first calls create one manager.
  * Blocks: the first call, while threads start (later calls: no).
  * Lifetime: the manager stays valid until the process exits.
@@ -148,6 +155,34 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * size, the current pool is a 1-thread pool (see docs/flavours.md, "fork").
  */
 RCUPOOL_API rcupool_t *rcupool_default(void);
+
+/*
+ * Shuts down, typically at exit, every thread rcupool started for the
+ * process-wide manager (as tbb::finalize does for oneTBB's): its current
+ * pool becomes a pool of 1 thread, which has no worker; every other pool
+ * of it is freed and its workers joined; then the library's reclaim thread
+ * is stopped and joined. Afterwards a leak checker (valgrind) or a count of
+ * /proc/self/task sees no thread of rcupool's (a manager made with
+ * rcupool_create() keeps its own pools' workers until rcupool_destroy()).
+ * The manager stays valid and usable (rcupool_destroy() on it is still
+ * -EPERM): a later reset, sized pin or scope starts threads again, and the
+ * reclaim thread starts again on its next need.
+ * Returns: 0 (also when rcupool_default() was never called: then only the
+ *   reclaim thread, if any, is stopped), or
+ *   -EBUSY    a pin on a pool of the default manager is held: nothing was
+ *             changed (a pin taken while it runs also gives -EBUSY, with
+ *             the current pool already of 1 thread);
+ *   -EDEADLK  called inside a read-side section, a task or on a worker of
+ *             an rcupool pool (it would wait for itself): nothing changed;
+ *   an error of rcupool_reset() or rcupool_trim() (-EAGAIN, -ENOMEM).
+ * Threads: any thread but those above, with no other thread using the
+ *   default manager meanwhile (at exit, after the application's threads
+ *   are joined).
+ * Blocks: yes (grace periods, the joins of workers and of the reclaim
+ *   thread).
+ * Lifetime: pthreadpool_t pointers of the freed pools are gone.
+ */
+RCUPOOL_API int rcupool_finalize(void);
 
 /*
  * Makes a pool of `threads` threads current. 0 means the manager's default

@@ -40,6 +40,10 @@ typedef struct rcupool_stats {
   size_t pools_idle;          /* warm: alive, not current, no pin, no retire
                             pending; held by the manager for their width */
   size_t threads_idle;        /* sum of the thread counts of pools_idle */
+  uint64_t start_failures;    /* pool starts refused for want of threads
+                            (a limit such as RLIMIT_NPROC): by a reset, a
+                            sized pin, or the default manager's first pool,
+                            which then has 1 thread (rcupool_default()) */
 } rcupool_stats_t;
 
 /*

@@ -99,6 +99,9 @@ class Stats:
             manager, kept for the next block or reset of their width (see
             :func:`set_warm`; :func:`trim` frees them).
         threads_idle: the sum of the thread counts of the warm pools.
+        start_failures: pool starts refused for want of threads (a limit
+            such as ``ulimit -u``); the process-wide pool then came up with
+            1 thread, on which work runs on the calling thread.
     """
 
     generation: int
@@ -116,6 +119,7 @@ class Stats:
     log_dropped: int
     pools_idle: int
     threads_idle: int
+    start_failures: int
 
 
 def _raise_errno(err: int, what: str) -> None:
