@@ -16,8 +16,16 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "reclaim.h"
 #include "reclaim_queue.h"
+#include "warm.h"
+#include "worker.h"
 
 bool rcupl_reclaim_would_wait_for_self(void) {
   return rcupl_read_ongoing() || rcupl_in_task() ||

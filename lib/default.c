@@ -24,7 +24,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "cpus.h"
+#include "default.h"
+#include "fork.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "rcupool/rcupool.h"
+#include "urcu_flavor.h"
 
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 static rcupool_t *default_manager; /* published once with release */

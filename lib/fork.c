@@ -96,7 +96,18 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include "internal.h"
+#include "default.h"
+#include "die.h"
+#include "fork.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "parallel.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "reclaim.h"
+#include "urcu_flavor.h"
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 /* Set in prepare, read in parent/child: this copy called liburcu-bp's

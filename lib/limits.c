@@ -47,7 +47,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "rcupool/rcupool.h"
 #include "testing.h"
 
 /* --- the library's maximum (LIMITS-3) ------------------------------------- */

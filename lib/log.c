@@ -55,7 +55,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "die.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "worker.h"
 
 #define RCUPL_LOG_QUEUE 256 /* records; a record is about 260 bytes */
 

@@ -42,7 +42,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cpus.h"
+#include "fault.h"
+#include "idle.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
+#include "warm.h"
 
 static pthread_mutex_t managers_mu = PTHREAD_MUTEX_INITIALIZER;
 static CDS_LIST_HEAD(managers); /* MANAGER-6, through rcupool_manager.all */

@@ -40,7 +40,9 @@
 #include "urcu_flavor.h"
 
 #if defined(RCUPOOL_URCU_MEMB)
-#include "internal.h"
+#include "lock.h"
+#include "rcupool/rcupool.h"
+#include "worker.h"
 
 __thread unsigned rcupl_memb_owned_depth;
 

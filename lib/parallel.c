@@ -33,7 +33,18 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "die.h"
+#include "idle.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "parallel.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "reclaim.h"
+#include "reset.h"
+#include "tsan.h"
+#include "worker.h"
 
 struct rcupl_scope_stack {
   const rcupool_pin_t *pins[RCUPOOL_SCOPE_MAX_DEPTH];

@@ -40,7 +40,18 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "reclaim.h"
+#include "reset.h"
+#include "tsan.h"
+#include "urcu_flavor.h"
+#include "warm.h"
 
 static void rcupl_pin_fill(rcupool_pin_t *pin, rcupool_t *m,
                            struct rcupl_pool *p, uint64_t gen) {

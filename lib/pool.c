@@ -26,7 +26,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "die.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "worker.h"
 
 int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out) {
   if (rcupl_fault(RCUPL_FAULT_ALLOC)) return -ENOMEM;

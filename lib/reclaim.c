@@ -72,8 +72,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "fault.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "names.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
 #include "reclaim_queue.h"
+#include "tsan.h"
+#include "urcu_flavor.h"
+#include "warm.h"
+#include "worker.h"
 
 struct rcupl_reclaim_queue rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
                                  .wake = PTHREAD_COND_INITIALIZER,

@@ -35,8 +35,12 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "internal.h"
+#include "lock.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
 #include "reclaim_queue.h"
+#include "tsan.h"
 
 /* A fork child's item for the memory of a pool its parent's batch had
  * stopped (RECLAIM-12). Committed before the free: a fork right after

@@ -40,7 +40,13 @@
 #include <errno.h>
 #include <time.h>
 
-#include "internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
+#include "warm.h"
 
 /* Passes are at least this far apart, so a short warm_ms with a pool held
  * by a long pin does not make the reclaim thread spin. */

@@ -33,7 +33,12 @@
 #include <sched.h>
 #include <time.h>
 
-#include "internal.h"
+#include "idle.h"
+#include "names.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "tsan.h"
+#include "worker.h"
 
 static __thread unsigned task_depth;
 static __thread const struct rcupl_pool *worker_of;

@@ -22,7 +22,7 @@
  *     manager, racing the unpinner, the trimmer and the reclaim thread; it
  *     may first call rcupool_trim() after every pin is released.
  *
- * Reference counting as lib/internal.h has it: refs = pins + 1 while the
+ * Reference counting as lib/pool.h has it: refs = pins + 1 while the
  * manager holds the pool (managed[]: the current pool and the warm ones;
  * every pool starts managed) + 1 per pending retire. A reset keeps the old
  * pool managed and adds a retire reference; a reuse publishes a managed
