@@ -8,8 +8,9 @@
  *       under default_lock and published once; it is never destroyed.
  *   DEFAULT-2. A failed first creation leaves no manager and no threads
  *       behind; a later call tries again.
- *   DEFAULT-3. The fork handlers are registered (rcupl_fork_register, once per
- *       copy of the library) before the first manager is created, and the
+ *   DEFAULT-3. The fork handlers are registered with this file's part of them
+ *       (rcupl_fork_register, fork.h; once per copy of the library, at load)
+ *       before the first manager is created, and the
  *       prepare handler takes default_lock first: a fork never catches the
  *       first creation half-way, the child never inherits default_lock held by
  *       another thread, and the manager pointer cannot change between prepare
@@ -25,7 +26,6 @@
 #include <unistd.h>
 
 #include "cpus.h"
-#include "default.h"
 #include "fork.h"
 #include "lock.h"
 #include "log_internal.h"
@@ -36,13 +36,26 @@
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 static rcupool_t *default_manager; /* published once with release */
 
+static void rcupl_default_fork_prepare(void);
+static void rcupl_default_fork_parent(void);
+static void rcupl_default_fork_child(void);
+static rcupool_t *rcupl_default_peek(void);
+
+/* The default manager's part of the fork handlers (fork.h). */
+static const struct rcupl_fork_default rcupl_default_fork_side = {
+    .prepare = rcupl_default_fork_prepare,
+    .parent = rcupl_default_fork_parent,
+    .child = rcupl_default_fork_child,
+    .peek = rcupl_default_peek,
+};
+
 /* --- the default manager ------------------------------------------------- */
 
 rcupool_t *rcupool_default(void) {
   rcupool_t *m = __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
   if (__builtin_expect(m != NULL, 1)) return m;
 
-  rcupl_fork_register();
+  rcupl_fork_register(&rcupl_default_fork_side);
   rcupl_mutex_lock(&default_lock);
   m = default_manager;
   if (m == NULL) {
@@ -67,15 +80,25 @@ rcupool_t *rcupool_default(void) {
   return m;
 }
 
-rcupool_t *rcupl_default_peek(void) {
+static rcupool_t *rcupl_default_peek(void) {
   return __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
 }
 
-void rcupl_default_fork_prepare(void) { rcupl_mutex_lock(&default_lock); }
+static void rcupl_default_fork_prepare(void) {
+  rcupl_mutex_lock(&default_lock);
+}
 
-void rcupl_default_fork_parent(void) { rcupl_mutex_unlock(&default_lock); }
+static void rcupl_default_fork_parent(void) {
+  rcupl_mutex_unlock(&default_lock);
+}
 
-void rcupl_default_fork_child(void) {
+static void rcupl_default_fork_child(void) {
   /* Taken by this very thread in prepare. */
   rcupl_mutex_unlock(&default_lock);
+}
+
+/* DEFAULT-3: the side is registered while the library loads, before any
+ * thread can call rcupool_default(). */
+__attribute__((constructor)) static void rcupl_default_register_fork(void) {
+  rcupl_fork_register(&rcupl_default_fork_side);
 }

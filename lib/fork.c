@@ -96,7 +96,6 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include "default.h"
 #include "die.h"
 #include "fork.h"
 #include "lock.h"
@@ -115,6 +114,11 @@ static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
  * glibc's atfork lock. */
 static bool called_urcu_hooks;
 static bool took_manager;
+/* The default manager's part (fork.h), set once by rcupl_fork_register
+ * (release) while the library loads; `side` is what prepare read, for its
+ * parent and child handler (the forking thread's only, like the above). */
+static const struct rcupl_fork_default *default_side;
+static const struct rcupl_fork_default *side;
 
 static bool rcupl_every_signal_blocked(void) {
   sigset_t cur;
@@ -137,8 +141,9 @@ static void rcupl_fork_prepare(void) {
    * (RECLAIM-12: the child resumes it). */
   bool urcu_taken = RCUPL_URCU_HAS_FORK_HOOKS && rcupl_every_signal_blocked();
   rcupl_reclaim_fork_hold(!urcu_taken);
-  rcupl_default_fork_prepare();
-  rcupool_t *m = rcupl_default_peek();
+  side = __atomic_load_n(&default_side, __ATOMIC_ACQUIRE);
+  if (side != NULL) side->prepare();
+  rcupool_t *m = side != NULL ? side->peek() : NULL;
   took_manager = m != NULL;
   if (m != NULL) {
     rcupl_mutex_lock(&m->writer);
@@ -169,9 +174,9 @@ static void rcupl_fork_parent(void) {
   rcupl_reclaim_fork_parent();
   if (called_urcu_hooks) rcupl_rcu_fork_parent();
   if (!RCUPL_URCU_HAS_FORK_HOOKS) rcupl_reclaim_fork_gate_parent();
-  rcupool_t *m = took_manager ? rcupl_default_peek() : NULL;
+  rcupool_t *m = took_manager ? side->peek() : NULL;
   if (m != NULL) rcupl_mutex_unlock(&m->writer);
-  rcupl_default_fork_parent();
+  if (side != NULL) side->parent();
 }
 
 /* The default manager in the child, after its pools became orphans, with
@@ -219,7 +224,7 @@ static void rcupl_fork_child_orphans(rcupool_t *m) {
       if (rcupl_pool_put(p)) rcupl_reclaim_free_later_quiet(p);
     }
   }
-  if (m->is_default && m == rcupl_default_peek() && took_manager)
+  if (m->is_default && took_manager && m == side->peek())
     rcupl_fork_child_default(m);
 }
 
@@ -229,9 +234,9 @@ static void rcupl_fork_child(void) {
   if (called_urcu_hooks) rcupl_rcu_fork_child();
   rcupl_reclaim_fork_gate_child(!RCUPL_URCU_HAS_FORK_HOOKS);
   rcupl_managers_fork_child(rcupl_fork_child_orphans);
-  rcupool_t *m = took_manager ? rcupl_default_peek() : NULL;
+  rcupool_t *m = took_manager ? side->peek() : NULL;
   if (m != NULL) rcupl_mutex_unlock(&m->writer);
-  rcupl_default_fork_child();
+  if (side != NULL) side->child();
 }
 
 static void rcupl_fork_register_once(void) {
@@ -246,10 +251,14 @@ static void rcupl_fork_register_once(void) {
               err);
 }
 
-void rcupl_fork_register(void) {
+void rcupl_fork_register(const struct rcupl_fork_default *d) {
+  const struct rcupl_fork_default *none = NULL;
+  if (d != NULL)
+    __atomic_compare_exchange_n(&default_side, &none, d, false,
+                                __ATOMIC_RELEASE, __ATOMIC_RELAXED);
   pthread_once(&fork_once, rcupl_fork_register_once);
 }
 
 __attribute__((constructor)) static void rcupl_fork_register_at_load(void) {
-  rcupl_fork_register();
+  rcupl_fork_register(NULL);
 }
