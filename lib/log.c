@@ -10,7 +10,7 @@
  *          may be called anywhere, with any rcupool lock held, on the
  *          reclaim thread, on a pool worker. The hook runs only in
  *          rcupl_log_deliver(), called at the end of a public call, and only
- *          on a thread where rcupl_log_may_deliver() holds: no rcupool lock
+ *          on a thread where lib/log_deliver.c's gate holds: no rcupool lock
  *          held by the thread (rcupl_locks_held), not the reclaim thread, not
  *          a pool worker or inside a task, not inside a read-side section,
  *          not already delivering. While a hook runs, no rcupool lock is
@@ -59,8 +59,6 @@
 #include "lock.h"
 #include "log_internal.h"
 #include "rcupool/rcupool.h"
-#include "read_internal.h"
-#include "worker.h"
 
 #define RCUPL_LOG_QUEUE 256 /* records; a record is about 260 bytes */
 
@@ -112,10 +110,7 @@ static void rcupl_log_write_stderr(rcupool_log_level_t level,
                      (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-static void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-
-static void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
+void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
   if ((int)level < __atomic_load_n(&lq.min_level, __ATOMIC_RELAXED)) return;
   char text[RCUPOOL_LOG_MESSAGE_MAX];
   vsnprintf(text, sizeof text, fmt, ap);
@@ -145,15 +140,6 @@ void rcupl_log(rcupool_log_level_t level, const char *fmt, ...) {
   va_end(ap);
 }
 
-void rcupool_log(rcupool_log_level_t level, const char *fmt, ...) {
-  if ((unsigned)level > RCUPOOL_LOG_ERROR) level = RCUPOOL_LOG_ERROR;
-  va_list ap;
-  va_start(ap, fmt);
-  rcupl_vlog(level, fmt, ap);
-  va_end(ap);
-  rcupl_log_deliver();
-}
-
 /* Pops the oldest record into *out (under lq.mu). A pending count of
  * dropped records comes first, as a warning of its own. */
 enum { RCUPL_POP_NONE = 0, RCUPL_POP_RECORD = 1, RCUPL_POP_NOTICE = 2 };
@@ -174,14 +160,8 @@ static int rcupl_log_pop_locked(rcupool_log_record_t *out) {
   return RCUPL_POP_RECORD;
 }
 
-static bool rcupl_log_may_deliver(void) {
-  return delivering == 0 && rcupl_locks_held == 0 &&
-         !rcupl_worker_on_reclaim_thread() && !rcupl_in_task() &&
-         !rcupl_read_ongoing_quiet();
-}
-
-void rcupl_log_deliver_slow(void) {
-  if (!rcupl_log_may_deliver()) return;
+void rcupl_log_deliver_now(void) {
+  if (delivering != 0) return;
   delivering = 1;
   rcupl_mutex_lock(&lq.mu);
   /* LOG-3: the records queued now, and at most one "dropped" notice. */
@@ -210,8 +190,6 @@ void rcupl_log_deliver_slow(void) {
   delivering = 0;
 }
 
-void rcupool_log_deliver(void) { rcupl_log_deliver(); }
-
 /* Calls of hooks installed before `epoch` still running on other threads. */
 static bool rcupl_log_old_calls_locked(uint64_t epoch) {
   pthread_t self = pthread_self();
@@ -220,7 +198,7 @@ static bool rcupl_log_old_calls_locked(uint64_t epoch) {
   return false;
 }
 
-static void rcupl_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
+void rcupl_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
   rcupl_mutex_lock(&lq.mu);
   lq.fn = fn;
   lq.ctx = ctx;
@@ -245,11 +223,6 @@ static void rcupl_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
         rcupl_log_write_stderr(rec.level, rec.message);
     }
   }
-}
-
-void rcupool_set_log(rcupool_log_fn fn, void *ctx) {
-  rcupl_log_set_sink(fn, ctx, false);
-  rcupl_log_deliver();
 }
 
 void rcupool_log_hold(void) { rcupl_log_set_sink(NULL, NULL, true); }

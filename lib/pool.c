@@ -61,10 +61,6 @@ int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out) {
   return 0;
 }
 
-void rcupl_pool_put_underflow(struct rcupl_pool *p) {
-  rcupl_die("reference count underflow on pool %p", (void *)p);
-}
-
 void rcupl_pool_get_dispatch(struct rcupl_pool *p) {
   size_t old =
       __atomic_fetch_add(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_RELAXED);

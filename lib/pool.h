@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "die.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
 
@@ -117,11 +118,11 @@ static inline bool rcupl_pool_tryget_sized(struct rcupl_pool *p,
 }
 
 /* Drops one reference; true if it was the last. Inline: unpin's path. */
-void rcupl_pool_put_underflow(struct rcupl_pool *p) __attribute__((noreturn));
 static inline bool rcupl_pool_put(struct rcupl_pool *p) {
   /* acq_rel: every holder's use of the pool happens before the free. */
   size_t old = __atomic_fetch_sub(&p->refs, 1, __ATOMIC_ACQ_REL);
-  if (__builtin_expect(old == 0, 0)) rcupl_pool_put_underflow(p);
+  if (__builtin_expect(old == 0, 0))
+    rcupl_die("reference count underflow on pool %p", (void *)p);
   return old == 1;
 }
 
