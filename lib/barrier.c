@@ -2,8 +2,9 @@
 /*
  * The barrier: rcupool_barrier() waits for the reclaim thread
  * (lib/reclaim.c) to run what was queued before it and to free the pools
- * already decided; rcupool_destroy() drains the same way
- * (rcupl_reclaim_drain()).
+ * already decided; rcupool_trim() is a barrier that lets every warm pool
+ * go (lib/warm.c's pass) and waits for their frees; rcupool_destroy()
+ * drains the same way (rcupl_reclaim_drain()).
  *
  * Invariants kept here (the reclaim thread's others are lib/reclaim.c's
  * and lib/reclaim_fork.c's):
@@ -63,8 +64,9 @@ int rcupl_reclaim_drain(rcupool_t *m) {
   return err;
 }
 
-int rcupool_barrier(rcupool_t *m) {
-  if (m == NULL) return -EINVAL;
+/* rcupool_barrier() without its argument check and its delivery: the
+ * drain, m's warm pass, the drain again (WARM-4). */
+static int rcupl_barrier(rcupool_t *m) {
   int err = 0;
   if (rcupl_reclaim_would_wait_for_self()) {
     rcupl_log(RCUPOOL_LOG_ERROR,
@@ -79,6 +81,29 @@ int rcupool_barrier(rcupool_t *m) {
     rcupl_log(RCUPOOL_LOG_ERROR,
               "barrier: cannot start the reclaim thread; frees wait (%d)", err);
   }
+  return err;
+}
+
+int rcupool_barrier(rcupool_t *m) {
+  if (m == NULL) return -EINVAL;
+  int err = rcupl_barrier(m);
   rcupl_log_deliver();
   return err;
+}
+
+int rcupool_trim(rcupool_t *m) {
+  if (m == NULL) return -EINVAL;
+  /* Retires queued before the call end first, so a pool retired just now
+   * is warm by the pass; then the released pools' frees are waited for. */
+  int err = rcupl_barrier(m);
+  rcupl_log_deliver();
+  if (err != 0) return err;
+  size_t n = rcupl_warm_pass(m, true);
+  err = rcupl_barrier(m);
+  rcupl_log_deliver();
+  if (n != 0)
+    rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm pools",
+              (void *)m, n);
+  rcupl_log_deliver();
+  return err != 0 ? err : (int)n;
 }

@@ -31,7 +31,7 @@
  *                may hold in its own prepare, holds the gate; the bp child
  *                re-initialises it instead (no grace period runs there);
  *             4. the reclaim queue lock -> the list of managers -> every
- *                manager's lock (MANAGER-6) -> the log queue's lock.
+ *                manager's lock (MANAGERS-1) -> the log queue's lock.
  *           Parent releases them in reverse; the child releases those this
  *           thread took and re-initialises what other threads waited on.
  *           glibc runs the handlers of forks made on different threads
@@ -63,7 +63,7 @@
  *           may have been inside a read-side section (a grace period of the
  *           child would otherwise wait for it forever).
  *   FORK-4. The child handler allocates nothing, starts no thread and calls
- *           no log hook. For every manager (MANAGER-6: private ones too) it
+ *           no log hook. For every manager (MANAGERS-1: private ones too) it
  *           marks every inherited pool an orphan (never dispatched to
  *           through the manager, never joined, its threads not counted in
  *           threads_alive); a pool already at refs zero whose hand-over to
@@ -101,6 +101,7 @@
 #include "lock.h"
 #include "log_internal.h"
 #include "manager_internal.h"
+#include "managers.h"
 #include "parallel.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"

@@ -32,11 +32,8 @@
  *       generation; m->generation, m->current_threads and the counters
  *       change in the same hold, so rcupool_get_stats() never sees half a
  *       publish.
- *   MANAGER-6. Every manager between create and destroy is on `managers`
- *       (under managers_mu), so fork's handlers reach every manager's
- *       pools, not only the default's (lib/fork.c, FORK-4). A manager is
- *       listed before rcupool_create() returns it and unlisted before
- *       rcupool_destroy() frees it.
+ *   (The list of every manager, which create and destroy keep: lib/managers.c,
+ *   MANAGERS-1.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,55 +46,11 @@
 #include "lock.h"
 #include "log_internal.h"
 #include "manager_internal.h"
+#include "managers.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
 #include "warm.h"
-
-static pthread_mutex_t managers_mu = PTHREAD_MUTEX_INITIALIZER;
-static CDS_LIST_HEAD(managers); /* MANAGER-6, through rcupool_manager.all */
-
-static void rcupl_manager_list(rcupool_t *m) {
-  rcupl_mutex_lock(&managers_mu);
-  cds_list_add(&m->all, &managers);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-static void rcupl_manager_unlist(rcupool_t *m) {
-  rcupl_mutex_lock(&managers_mu);
-  cds_list_del(&m->all);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-void rcupl_managers_fork_prepare(void) {
-  rcupl_mutex_lock(&managers_mu);
-  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
-    rcupl_mutex_lock(&caa_container_of(it, struct rcupool_manager, all)->lock);
-}
-
-void rcupl_managers_fork_parent(void) {
-  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
-    rcupl_mutex_unlock(
-        &caa_container_of(it, struct rcupool_manager, all)->lock);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-void rcupl_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx) {
-  rcupl_mutex_lock(&managers_mu);
-  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
-    fn(caa_container_of(it, struct rcupool_manager, all), ctx);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-void rcupl_managers_fork_child(void (*each)(rcupool_t *m)) {
-  for (struct cds_list_head *it = managers.next; it != &managers;
-       it = it->next) {
-    rcupool_t *m = caa_container_of(it, struct rcupool_manager, all);
-    each(m);
-    rcupl_mutex_unlock(&m->lock);
-  }
-  rcupl_mutex_unlock(&managers_mu);
-}
 
 uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
                                       bool is_new, size_t threads) {
@@ -184,7 +137,7 @@ static int rcupl_manager_create(const rcupool_options_t *opts,
     return err;
   }
   if (opts != NULL) rcupl_warm_set(m, opts->warm_ms, opts->warm_pools);
-  rcupl_manager_list(m);
+  rcupl_managers_add(m);
   *out = m;
   return 0;
 }
@@ -273,7 +226,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   rcupl_reclaim_drain(NULL);
   const unsigned long long created = m->pools_created;
   rcupl_mutex_unlock(&m->writer);
-  rcupl_manager_unlist(m);
+  rcupl_managers_remove(m);
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
             (void *)m, created);
   pthread_mutex_destroy(&m->writer);

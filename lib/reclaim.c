@@ -72,6 +72,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fault.h"
 #include "lock.h"
 #include "log_internal.h"
@@ -83,7 +84,6 @@
 #include "reclaim_queue.h"
 #include "tsan.h"
 #include "urcu_flavor.h"
-#include "warm.h"
 #include "worker.h"
 
 struct rcupl_reclaim_queue rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
@@ -101,6 +101,13 @@ void rcupl_reclaim_synchronize(void) {
 }
 
 static int rcupl_reclaim_start_locked(void);
+
+/* WARM-4: the pass the thread runs (lib/warm.c's, set at load). */
+static uint64_t (*rcupl_reclaim_pass)(void);
+
+void rcupl_reclaim_set_pass(uint64_t (*pass)(void)) {
+  __atomic_store_n(&rcupl_reclaim_pass, pass, __ATOMIC_RELEASE);
+}
 
 /* RECLAIM-9: frees the memory of the pools on `unlinked`. */
 static void rcupl_reclaim_free_unlinked(void) {
@@ -134,7 +141,9 @@ static bool rcupl_reclaim_wait_work_locked(void) {
 static void rcupl_reclaim_warm_pass_unlocked(void) {
   rq.warm_due = 0;
   rcupl_mutex_unlock(&rq.mu);
-  uint64_t due = rcupl_warm_pass_all();
+  uint64_t (*pass)(void) =
+      __atomic_load_n(&rcupl_reclaim_pass, __ATOMIC_ACQUIRE);
+  uint64_t due = pass != NULL ? pass() : 0;
   rcupl_mutex_lock(&rq.mu);
   if (due != 0 && (rq.warm_due == 0 || due < rq.warm_due)) rq.warm_due = due;
 }

@@ -79,5 +79,9 @@ void rcupl_reclaim_fork_child_adopt(struct rcupl_pool *p);
  * (rcupl_now_ns() clock; 0: now), starting it if absent. Never call with a
  * manager's lock held (FORK-2's order puts rq.mu first). */
 void rcupl_reclaim_warm_kick(uint64_t due);
+/* The pass the reclaim thread runs after each batch and when the time the
+ * last pass returned comes (0: none due); lib/warm.c registers its own at
+ * load (WARM-4). Until one is set the thread runs none. */
+void rcupl_reclaim_set_pass(uint64_t (*pass)(void));
 
 #endif /* RCUPOOL_LIB_RECLAIM_H */

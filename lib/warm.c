@@ -33,16 +33,19 @@
  *       pool other than the current one is alive, so an idle process sleeps
  *       and keeps no pool past warm_ns); in rcupool_barrier() for its
  *       manager (so with RCUPOOL_WARM_NONE a barrier frees as when pools
- *       went at their last unpin); in rcupool_trim() (every warm pool). A
+ *       went at their last unpin); in rcupool_trim() (every warm pool,
+ *       lib/barrier.c). A
  *       pass takes managers_mu, then m->lock (fork's order, FORK-2), runs
  *       no user code, and pushes what it released after unlocking.
  */
 #include <errno.h>
 #include <time.h>
 
+#include "clock.h"
 #include "lock.h"
 #include "log_internal.h"
 #include "manager_internal.h"
+#include "managers.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
@@ -51,12 +54,6 @@
 /* Passes are at least this far apart, so a short warm_ms with a pool held
  * by a long pin does not make the reclaim thread spin. */
 #define RCUPL_WARM_MIN_PERIOD_NS UINT64_C(10000000) /* 10 ms */
-
-uint64_t rcupl_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
 
 bool rcupl_warm_set(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
   if (warm_ms > RCUPOOL_WARM_MS_MAX) return false;
@@ -203,17 +200,8 @@ int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
   return err;
 }
 
-int rcupool_trim(rcupool_t *m) {
-  if (m == NULL) return -EINVAL;
-  /* Retires queued before the call end first, so a pool retired just now
-   * is warm by the pass; then the released pools' frees are waited for. */
-  int err = rcupool_barrier(m);
-  if (err != 0) return err;
-  size_t n = rcupl_warm_pass(m, true);
-  err = rcupool_barrier(m);
-  if (n != 0)
-    rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm pools",
-              (void *)m, n);
-  rcupl_log_deliver();
-  return err != 0 ? err : (int)n;
+/* WARM-4: the reclaim thread's pass, registered while the library loads
+ * (reclaim.c runs what it is given; it does not know warm widths). */
+__attribute__((constructor)) static void rcupl_warm_register_pass(void) {
+  rcupl_reclaim_set_pass(rcupl_warm_pass_all);
 }

@@ -12,9 +12,6 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t rcupl_now_ns(void);
-
 /* A sized pin found p: it was used (WARM-3). */
 static inline void rcupl_warm_note_use(struct rcupl_pool *p) {
   if (!__atomic_load_n(&p->used, __ATOMIC_RELAXED))

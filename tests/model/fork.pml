@@ -8,7 +8,7 @@
  * orphan, and whether their worker threads exist.
  *
  * What is modelled:
- *   - two managers sharing the one reclaim queue (MANAGER-6): the default
+ *   - two managers sharing the one reclaim queue (MANAGERS-1): the default
  *     manager (M_DEF) and a private one (M_PRIV);
  *   - app_thread: rcupool_reset() on the default manager (m->writer, a new
  *     pool published under m->lock, a retire record queued, the writer
@@ -173,7 +173,7 @@ byte cur_def = P_DEF_OLD;   /* the default manager's m->current */
 byte default_lock; /* default.c */
 byte writer_def;   /* the default manager's m->writer */
 byte mlock[2];     /* m->lock of each manager */
-byte managers_mu;  /* manager.c, MANAGER-6 */
+byte managers_mu;  /* managers.c, MANAGERS-1 */
 byte rq_mu;        /* reclaim.c, rq.mu */
 byte lq_mu;        /* log.c, lq.mu */
 byte gate;         /* reclaim.c, gp_gate (RECLAIM-11) */
@@ -546,7 +546,7 @@ proctype forker() {
         d_step { fl_writer = NOBODY; fl_readers = 0; fl_waiting = 0 }
         UNLOCK(gate, FORKER);            /* rcupl_reclaim_fork_gate_child */
 #endif
-        /* rcupl_managers_fork_child: every manager (MANAGER-6) */
+        /* rcupl_managers_fork_child: every manager (MANAGERS-1) */
         orphan_all(M_DEF, true, j);
         d_step {                         /* rcupl_fork_child_default */
           old = cur_def; cur_def = SPARE;
