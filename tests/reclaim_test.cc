@@ -23,7 +23,7 @@
 #include "tests/support/support.h"
 
 using rcupool_test::LogRecorder;
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::Stats;
 using rcupool_test::WaitForOsThreadCount;
@@ -35,7 +35,7 @@ constexpr int kTimeoutS = 120;
 }  // namespace
 
 TEST(RcupoolBarrier, NeverPinnedRetiredPoolIsFreed) {
-  Manager m(2);
+  NoWarmManager m(2);
   // A section held across the reset keeps the retired pool's grace period
   // open, so the first snapshot sees it pending however fast the reclaim
   // thread is (it wakes at once).
@@ -55,7 +55,7 @@ TEST(RcupoolBarrier, NeverPinnedRetiredPoolIsFreed) {
 }
 
 TEST(RcupoolBarrier, AfterAllHoldersLetGoThreadsAreCurrentPoolPlusConstant) {
-  Manager m(1);
+  NoWarmManager m(1);
   const size_t baseline = rcupool_test::ThreadBaselineAtOneThread(m);
 
   std::vector<rcupool_pin_t> pins(8);
@@ -77,7 +77,7 @@ TEST(RcupoolBarrier, AfterAllHoldersLetGoThreadsAreCurrentPoolPlusConstant) {
 }
 
 TEST(RcupoolBarrier, ThreadsThatUsedSectionsAndExitedDoNotBlockGracePeriods) {
-  Manager m(2);
+  NoWarmManager m(2);
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; t++) {
     threads.emplace_back([&m, t] {
@@ -109,7 +109,7 @@ TEST(RcupoolBarrier, NullManagerIsInvalid) {
 }
 
 TEST(RcupoolBarrier, InsideReadSectionIsDeadlockError) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_read_lock();
   EXPECT_EQ(rcupool_barrier(m), -EDEADLK);
   EXPECT_EQ(rcupool_destroy(m), -EDEADLK);
@@ -131,7 +131,7 @@ void CallBarrierInTask(void *arg, size_t i) {
 }  // namespace
 
 TEST(RcupoolBarrier, InsideTaskIsDeadlockError) {
-  Manager m(2);
+  NoWarmManager m(2);
   InTaskCtx c;
   c.m = m;
   ASSERT_EQ(rcupool_parallelize_1d(m, CallBarrierInTask, &c, 4, 0), 0);
@@ -140,14 +140,14 @@ TEST(RcupoolBarrier, InsideTaskIsDeadlockError) {
 }
 
 TEST(RcupoolBarrier, InsideInlineSectionIsDeadlockError) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_read_lock_inline();
   EXPECT_EQ(rcupool_barrier(m), -EDEADLK);
   rcupool_read_unlock_inline();
 }
 
 TEST(RcupoolBarrier, InsideSectionIsEdeadlkAndLoggedOnceAtErrorLevel) {
-  Manager m(1);
+  NoWarmManager m(1);
   LogRecorder log;
   rcupool_read_lock();
   int err = rcupool_barrier(m);
