@@ -199,7 +199,8 @@ static void rcupl_fork_child_default(rcupool_t *m) {
   /* No reader of the parent's threads exists here (FORK-6: not even this
    * thread's): the manager's reference of the old pool can go at once. */
   old->managed = false;
-  if (rcupl_pool_put(old)) rcupl_reclaim_free_later_quiet(old);
+  if (rcupl_pool_put(old))
+    rcupl_reclaim_free_later_quiet(old, "fork child: replaced by the spare");
 }
 
 /* Every manager in the child, with its lock held by this thread and no
@@ -222,7 +223,7 @@ static void rcupl_fork_child_orphans(rcupool_t *m) {
       /* A warm orphan is never reused (RESET-2): the manager lets it go
        * now (WARM-3 would at its first pass). */
       p->managed = false;
-      if (rcupl_pool_put(p)) rcupl_reclaim_free_later_quiet(p);
+      if (rcupl_pool_put(p)) rcupl_reclaim_free_later_quiet(p, "fork orphan");
     }
   }
   if (m->is_default && took_manager && m == side->peek())

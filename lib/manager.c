@@ -205,7 +205,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   rcupl_for_each_pool(p, m) {
     if (!p->managed) continue;
     p->managed = false;
-    if (rcupl_pool_put(p)) rcupl_warm_chain(&last, p);
+    if (rcupl_pool_put(p)) rcupl_warm_chain(&last, p, "manager destroyed");
   }
   rcupl_mutex_unlock(&m->lock);
   /* Unlinked and freed on the reclaim thread, like every pool

@@ -149,7 +149,8 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
     rcupl_dispatch(p->tp, p->threads, task, ctx, range,
                    flags | rcupl_idle_flags_of(m));
   dispatching = NULL;
-  if (rcupl_pool_put_dispatch(p)) rcupl_reclaim_free_later(p);
+  if (rcupl_pool_put_dispatch(p))
+    rcupl_reclaim_free_later(p, "last dispatch ended");
   rcupl_log_deliver(); /* what the tasks or a fork child's settle logged */
   return 0;
 }

@@ -257,7 +257,7 @@ void rcupool_unpin(rcupool_pin_t *pin) {
   pin->threadpool_ = NULL;
   pin->threads_ = 0;
   pin->generation_ = 0;
-  if (rcupl_pool_put(p)) rcupl_reclaim_free_later(p);
+  if (rcupl_pool_put(p)) rcupl_reclaim_free_later(p, "last pin released");
 }
 
 pthreadpool_t rcupool_pin_pthreadpool(const rcupool_pin_t *pin) {

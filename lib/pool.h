@@ -83,8 +83,11 @@ struct rcupl_pool {
    * a lock (parallel.c dispatch, pool.c free) as well as under it. */
   bool fork_orphan;
 
-  /* Used once, by the party that dropped refs to zero. */
+  /* Used once, by the party that dropped refs to zero, which also sets
+   * free_why (what let the pool go: the free's log record says it); read by
+   * the free callback after the queue's hand-over. */
   struct rcupl_work free_work;
+  const char *free_why;
 
   /* Atomic; on its own cache line: the only field pins write. */
   _Alignas(RCUPL_CACHELINE) size_t refs;

@@ -308,15 +308,17 @@ static void rcupl_free_cb(struct rcupl_work *w) {
   rcupl_pools_del_locked(p);
   m->pools_freed++;
   rcupl_mutex_unlock(&m->lock);
-  rcupl_stop_and_defer_free(m, p, "last pin released");
+  rcupl_stop_and_defer_free(m, p, p->free_why);
 }
 
-void rcupl_reclaim_free_later(struct rcupl_pool *p) {
+void rcupl_reclaim_free_later(struct rcupl_pool *p, const char *why) {
+  p->free_why = why;
   p->free_work.fn = rcupl_free_cb;
   rcupl_reclaim_push(&p->free_work, true);
 }
 
-void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p) {
+void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p, const char *why) {
+  p->free_why = why;
   p->free_work.fn = rcupl_free_cb;
   rcupl_reclaim_push(&p->free_work, false);
 }

@@ -33,7 +33,7 @@ void rcupl_reclaim_retire(struct rcupl_retire *rec);
 
 /* Hands a pool whose refs reached zero to the reclaim thread. Never blocks
  * for long, never frees on the calling thread. */
-void rcupl_reclaim_free_later(struct rcupl_pool *p);
+void rcupl_reclaim_free_later(struct rcupl_pool *p, const char *why);
 
 /* Waits until every item queued before the call has run, then, unless m
  * is NULL, until no pool of m is waiting for a free already decided (a
@@ -72,7 +72,7 @@ void rcupl_reclaim_fork_child(void);
 /* Child handler only: queues a free without waking or starting anything;
  * adopt queues it only if it is not queued already (the hand-over of a
  * pool whose refs reached zero was cut by fork). */
-void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p);
+void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p, const char *why);
 void rcupl_reclaim_fork_child_adopt(struct rcupl_pool *p);
 
 /* Wakes the reclaim thread for a warm pass (lib/warm.c) at `due`

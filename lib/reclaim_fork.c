@@ -129,5 +129,6 @@ void rcupl_reclaim_fork_child_adopt(struct rcupl_pool *p) {
    * hand-over to a thread that does not exist here. */
   for (struct rcupl_work *w = rq.head; w != NULL; w = w->next)
     if (w == &p->free_work) return;
-  rcupl_reclaim_free_later_quiet(p);
+  rcupl_reclaim_free_later_quiet(
+      p, "fork child: its last reference was a parent thread's");
 }

@@ -76,7 +76,9 @@ bool rcupl_warm_release_locked(struct rcupl_pool *p) {
   return true;
 }
 
-void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p) {
+void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p,
+                      const char *why) {
+  p->free_why = why;
   p->free_work.next = *chain;
   *chain = &p->free_work;
 }
@@ -85,7 +87,8 @@ void rcupl_warm_free(struct rcupl_work *chain) {
   while (chain != NULL) {
     struct rcupl_work *w = chain;
     chain = w->next;
-    rcupl_reclaim_free_later(caa_container_of(w, struct rcupl_pool, free_work));
+    struct rcupl_pool *p = caa_container_of(w, struct rcupl_pool, free_work);
+    rcupl_reclaim_free_later(p, p->free_why);
   }
 }
 
@@ -105,10 +108,10 @@ static void rcupl_warm_due(struct rcupl_warm_pass *w, uint64_t at) {
 }
 
 static void rcupl_warm_let_go_locked(struct rcupl_warm_pass *w,
-                                     struct rcupl_pool *p) {
+                                     struct rcupl_pool *p, const char *why) {
   if (!rcupl_warm_release_locked(p)) return; /* pinned meanwhile: in use */
   w->released++;
-  rcupl_warm_chain(&w->chain, p);
+  rcupl_warm_chain(&w->chain, p, why);
 }
 
 /* WARM-1's definition: managed, not current, no pin, retire or dispatch
@@ -140,7 +143,11 @@ static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
     }
     if (w->all || p->fork_orphan ||
         (w->now >= p->warm_since && w->now - p->warm_since >= warm_ns)) {
-      rcupl_warm_let_go_locked(w, p);
+      rcupl_warm_let_go_locked(w, p,
+                               w->all ? "trim"
+                               : p->fork_orphan
+                                   ? "fork orphan"
+                                   : "warm expiry (unused for warm_ms)");
       continue;
     }
     warm++; /* counted against the limit even if used since the last pass */
@@ -155,7 +162,7 @@ static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
     }
     if (oldest == NULL) break;
     size_t before = w->released;
-    rcupl_warm_let_go_locked(w, oldest);
+    rcupl_warm_let_go_locked(w, oldest, "beyond warm_pools");
     if (w->released == before) break; /* pinned meanwhile */
     warm--;
   }

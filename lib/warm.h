@@ -27,7 +27,8 @@ bool rcupl_warm_release_locked(struct rcupl_pool *p);
 
 /* Chains released pools through free_work.next (caller's list) and hands
  * them all to the reclaim thread. */
-void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p);
+void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p,
+                      const char *why);
 void rcupl_warm_free(struct rcupl_work *chain);
 
 /* The expiry pass over every manager (the reclaim thread's): releases the

@@ -286,8 +286,7 @@ struct FreeWitness {
 };
 void FreeWitnessHook(void *ctx, rcupool_log_level_t, const char *message) {
   auto *w = static_cast<FreeWitness *>(ctx);
-  if (std::string(message).find("free pool") != std::string::npos &&
-      std::string(message).find("last pin released") != std::string::npos) {
+  if (std::string(message).find("free pool") != std::string::npos) {
     // The record names the thread that freed the pool (the hook itself
     // runs on an application thread).
     const char *on = strstr(message, "on thread ");

@@ -85,7 +85,11 @@ TEST(RcupoolUnpin, KeptPoolIsLoggedAtInfoWithPinCount) {
   rcupool_unpin(&a);
   rcupool_unpin(&b);
   ASSERT_EQ(rcupool_barrier(m), 0);
-  EXPECT_EQ(log.Count(RCUPOOL_LOG_DEBUG, "last pin released"), 1u);
+  // The last unpin leaves the manager's reference (the pool turns warm);
+  // the barrier's pass lets it go, as m keeps no warm pool: the free's
+  // record names that cause, not the unpin.
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_DEBUG, "beyond warm_pools"), 1u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_DEBUG, "last pin released"), 0u);
   EXPECT_GE(log.Count(RCUPOOL_LOG_DEBUG, "publish"), 2u);
   EXPECT_GE(log.Count(RCUPOOL_LOG_DEBUG, "retire"), 1u);
 }

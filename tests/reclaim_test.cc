@@ -243,3 +243,102 @@ TEST(RcupoolBarrier, ReclaimThreadCannotStartReturnsEagainWithoutSpinning) {
   EXPECT_EQ(Stats(priv).pools_alive, 1u);
   EXPECT_EQ(rcupool_destroy(priv), 0);
 }
+
+// The debug record of every free (lib/reclaim.c: "manager M: free pool P
+// (N threads) on thread T: CAUSE") names what let the pool go, not always
+// "last pin released".
+namespace {
+
+// The free records of the log whose cause is `why`.
+size_t FreesFor(const LogRecorder &log, const std::string &why) {
+  size_t n = 0;
+  const std::string tail = ": " + why;
+  for (const std::string &line : log.All())
+    if (line.find("free pool") != std::string::npos &&
+        line.size() >= tail.size() &&
+        line.compare(line.size() - tail.size(), tail.size(), tail) == 0)
+      n++;
+  return n;
+}
+
+size_t Frees(const LogRecorder &log) {
+  size_t n = 0;
+  for (const std::string &line : log.All())
+    if (line.find("free pool") != std::string::npos) n++;
+  return n;
+}
+
+}  // namespace
+
+TEST(ReclaimFreeLog, TrimOfAWarmPoolNamesTrim) {
+  rcupool_test::Manager m(2, 0, 0);
+  LogRecorder log;
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  ASSERT_EQ(Stats(m).pools_idle, 1u);  // the 2-thread pool, warm
+  ASSERT_EQ(rcupool_trim(m), 1);
+  EXPECT_EQ(FreesFor(log, "trim"), 1u);
+  EXPECT_EQ(FreesFor(log, "last pin released"), 0u);
+  EXPECT_EQ(Frees(log), 1u);
+}
+
+TEST(ReclaimFreeLog, WarmPoolUnusedForWarmMsNamesExpiry) {
+  rcupool_test::Manager m(2, 1, 0);  // warm for 1 ms
+  LogRecorder log;
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  // The reclaim thread's pass (or a barrier's) lets it go once 1 ms has
+  // passed; a loaded machine may take a while.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Stats(m).pools_freed < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(rcupool_barrier(m), 0);
+  }
+  ASSERT_EQ(Stats(m).pools_freed, 1u);
+  EXPECT_EQ(FreesFor(log, "warm expiry (unused for warm_ms)"), 1u);
+  EXPECT_EQ(FreesFor(log, "last pin released"), 0u);
+  EXPECT_EQ(Frees(log), 1u);
+}
+
+TEST(ReclaimFreeLog, WarmPoolBeyondWarmPoolsNamesTheLimit) {
+  rcupool_test::Manager m(1, 60000, 1);  // at most 1 warm pool, for 60 s
+  LogRecorder log;
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);  // its pass keeps 1 of the 2 warm pools
+  EXPECT_EQ(Stats(m).pools_idle, 1u);
+  EXPECT_EQ(FreesFor(log, "beyond warm_pools"), 1u);
+  EXPECT_EQ(FreesFor(log, "last pin released"), 0u);
+  EXPECT_EQ(Frees(log), 1u);
+}
+
+TEST(ReclaimFreeLog, DestroyNamesDestroyForTheCurrentAndTheWarmPool) {
+  LogRecorder log;
+  rcupool_options_t opts{};
+  opts.threads = 2;
+  rcupool_t *m = nullptr;
+  ASSERT_EQ(rcupool_create(&opts, &m), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  ASSERT_EQ(Stats(m).pools_idle, 1u);
+  ASSERT_EQ(rcupool_destroy(m), 0);
+  EXPECT_EQ(FreesFor(log, "manager destroyed"), 2u);
+  EXPECT_EQ(FreesFor(log, "last pin released"), 0u);
+  EXPECT_EQ(Frees(log), 2u);
+}
+
+// The last unpin of a managed pool hands nothing over (the manager's
+// reference stays): the pool turns warm, and a manager that keeps no warm
+// pool lets it go at the barrier's pass, for that reason.
+TEST(ReclaimFreeLog, KeptPoolOfAManagerWithoutWarmPoolsNamesTheLimit) {
+  NoWarmManager m(2);
+  LogRecorder log;
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);  // kept: pinned
+  rcupool_unpin(&pin);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(FreesFor(log, "beyond warm_pools"), 1u);
+  EXPECT_EQ(FreesFor(log, "last pin released"), 0u);
+  EXPECT_EQ(Frees(log), 1u);
+}
