@@ -184,7 +184,7 @@ void rcupl_log_deliver_now(void) {
     struct rcupl_log_call **pp = &lq.calls;
     while (*pp != &call) pp = &(*pp)->next;
     *pp = call.next;
-    pthread_cond_broadcast(&lq.calls_done);
+    rcupl_cond_broadcast(&lq.calls_done);
   }
   rcupl_mutex_unlock(&lq.mu);
   delivering = 0;
@@ -262,7 +262,7 @@ void rcupl_log_fork_child(void) {
     else
       *pp = (*pp)->next;
   }
-  pthread_cond_init(&lq.calls_done, NULL);
+  rcupl_cond_init(&lq.calls_done);
   lq.head = lq.tail;
   lq.dropped_unsaid = 0;
   rcupl_log_pending_update_locked();

@@ -84,14 +84,14 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
   rcupl_warm_set(m, 0, 0); /* rcupl_manager_create sets the options' values */
   if (pthread_mutex_init(&m->writer, NULL) != 0) return -ENOMEM;
   if (pthread_mutex_init(&m->lock, NULL) != 0) {
-    pthread_mutex_destroy(&m->writer);
+    rcupl_mutex_destroy(&m->writer);
     return -ENOMEM;
   }
   struct rcupl_pool *p;
   int err = rcupl_pool_create(m, rcupl_manager_default_threads(m), &p);
   if (err != 0) {
-    pthread_mutex_destroy(&m->lock);
-    pthread_mutex_destroy(&m->writer);
+    rcupl_mutex_destroy(&m->lock);
+    rcupl_mutex_destroy(&m->writer);
     return err;
   }
   /* No other thread knows m yet; the locks keep MANAGER-5 one path. */
@@ -229,8 +229,8 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   rcupl_managers_remove(m);
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
             (void *)m, created);
-  pthread_mutex_destroy(&m->writer);
-  pthread_mutex_destroy(&m->lock);
+  rcupl_mutex_destroy(&m->writer);
+  rcupl_mutex_destroy(&m->lock);
   free(m);
   return 0;
 }

@@ -153,7 +153,7 @@ static void rcupl_reclaim_warm_pass_unlocked(void) {
  * that failed (`waiting`: what waits for the next try). */
 static void rcupl_reclaim_wake_unlock(bool start, const char *waiting) {
   int err = start ? rcupl_reclaim_start_locked() : 0;
-  if (start) pthread_cond_signal(&rq.wake);
+  if (start) rcupl_cond_signal(&rq.wake);
   rcupl_mutex_unlock(&rq.mu);
   if (err != 0)
     rcupl_log(RCUPOOL_LOG_ERROR,
@@ -175,7 +175,7 @@ static void *rcupl_reclaim_main(void *unused) {
   rcupl_worker_mark_reclaim_thread();
   rcupl_mutex_lock(&rq.mu);
   rq.ready = true;
-  pthread_cond_broadcast(&rq.done_cv);
+  rcupl_cond_broadcast(&rq.done_cv);
   for (;;) {
     if (!rcupl_reclaim_wait_work_locked()) {
       rcupl_reclaim_warm_pass_unlocked(); /* WARM-4: due, no work queued */
@@ -213,7 +213,7 @@ static void *rcupl_reclaim_main(void *unused) {
     rcupl_mutex_lock(&rq.mu);
     rq.done += n;
     rq.phase = RCUPL_IDLE;
-    pthread_cond_broadcast(&rq.done_cv);
+    rcupl_cond_broadcast(&rq.done_cv);
     rcupl_reclaim_warm_pass_unlocked(); /* WARM-4: after each batch */
   }
   return NULL;
@@ -342,7 +342,7 @@ int rcupl_reclaim_wait_queued(void) {
       err = -EAGAIN;
       break;
     }
-    pthread_cond_signal(&rq.wake);
+    rcupl_cond_signal(&rq.wake);
     rcupl_cond_wait(&rq.done_cv, &rq.mu);
   }
   rcupl_mutex_unlock(&rq.mu);
@@ -358,6 +358,6 @@ void rcupl_reclaim_fork_gate_child(bool taken) {
     rcupl_mutex_unlock(&gp_gate);
   } else {
     /* bp: a thread of the parent may have held it; none exists here. */
-    pthread_mutex_init(&gp_gate, NULL);
+    rcupl_mutex_init(&gp_gate);
   }
 }

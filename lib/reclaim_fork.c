@@ -65,7 +65,7 @@ void rcupl_reclaim_fork_hold(bool wait) {
 void rcupl_reclaim_fork_prepare(void) { rcupl_mutex_lock(&rq.mu); }
 
 void rcupl_reclaim_fork_parent(void) {
-  if (--rq.forks_pending == 0) pthread_cond_broadcast(&rq.wake);
+  if (--rq.forks_pending == 0) rcupl_cond_broadcast(&rq.wake);
   rcupl_mutex_unlock(&rq.mu);
 }
 
@@ -82,8 +82,8 @@ static void rcupl_reclaim_requeue_first(struct rcupl_work *first) {
 void rcupl_reclaim_fork_child(void) {
   /* The thread and every waiter are gone; rq.mu was taken by this thread
    * in prepare and is released at the end. */
-  pthread_cond_init(&rq.wake, NULL);
-  pthread_cond_init(&rq.done_cv, NULL);
+  rcupl_cond_init(&rq.wake);
+  rcupl_cond_init(&rq.done_cv);
   rq.running = false;
   rq.ready = false;
   rq.forks_pending = 0; /* other threads' forks do not exist here */
