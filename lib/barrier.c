@@ -8,7 +8,7 @@
  *
  * Invariants kept here (the reclaim thread's others are lib/reclaim.c's
  * and lib/reclaim_fork.c's):
- *   RECLAIM-8. A call that waits for the reclaim thread (barrier, destroy)
+ *   BARRIER-1. A call that waits for the reclaim thread (barrier, destroy)
  *       first asks rcupl_reclaim_would_wait_for_self(), the one test of "it
  *       would wait for itself": inside a read-side section, inside a task
  *       or on a pool worker, or on the reclaim thread. There it returns

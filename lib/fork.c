@@ -18,10 +18,10 @@
  *                another handler of this fork already holds liburcu-bp's
  *                locks (FORK-3: another copy of rcupool, or the
  *                application), the batch may be waiting for them: it is not
- *                waited for, and the child resumes it (RECLAIM-12);
+ *                waited for, and the child resumes it (RECLAIM_FORK-2);
  *             2. default_lock -> the default manager's writer (and its
  *                spare, FORK-4);
- *             3. memb: the grace-period gate (RECLAIM-11: no grace
+ *             3. memb: the grace-period gate (RECLAIM-9: no grace
  *                period of the library in flight, as liburcu-memb's own
  *                grace-period lock has no fork hook), then fork_lock for
  *                writing (MEMB-4/5); bp: liburcu-bp's fork hook (FORK-3),
@@ -70,7 +70,7 @@
  *           the reclaim thread the fork cut off (its unpinning thread does
  *           not exist here) is queued; the dispatch references of threads
  *           that do not exist here are dropped (lib/parallel.c,
- *           PARALLEL-6) and a pool that reaches zero by that is queued as
+ *           PARALLEL-4) and a pool that reaches zero by that is queued as
  *           well. Pins are kept: a pin is caller-owned memory the child
  *           has too, and unpinning it there is valid (it lets the orphan
  *           go). For the default manager it then publishes the 1-thread
@@ -139,7 +139,7 @@ static void rcupl_fork_prepare(void) {
   /* bp: another handler of this fork (another copy of rcupool, or the
    * application) may hold liburcu-bp's locks already (FORK-3); a running
    * callback batch may then wait for them, so it cannot be waited out
-   * (RECLAIM-12: the child resumes it). */
+   * (RECLAIM_FORK-2: the child resumes it). */
   bool urcu_taken = RCUPL_URCU_HAS_FORK_HOOKS && rcupl_every_signal_blocked();
   rcupl_reclaim_fork_hold(!urcu_taken);
   side = __atomic_load_n(&default_side, __ATOMIC_ACQUIRE);
@@ -157,7 +157,7 @@ static void rcupl_fork_prepare(void) {
   }
   called_urcu_hooks = false;
   if (!RCUPL_URCU_HAS_FORK_HOOKS) {
-    rcupl_reclaim_fork_gate_prepare(); /* RECLAIM-11: no grace period in flight */
+    rcupl_reclaim_fork_gate_prepare(); /* RECLAIM-9: no grace period in flight */
     rcupl_rcu_fork_prepare();          /* MEMB-4 */
     called_urcu_hooks = true;
   } else if (!urcu_taken) {

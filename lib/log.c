@@ -4,8 +4,8 @@
  * application's own threads.
  *
  * Invariants:
- *   LOG-1. No user code inside the library's machinery (design invariant
- *          8). rcupl_log() only formats a record and queues it (lq.mu is a
+ *   LOG-1. No user code inside the library's machinery (docs/log.md says
+ *          it to users). rcupl_log() only formats a record and queues it (lq.mu is a
  *          leaf lock held for a copy, never while anything else runs): it
  *          may be called anywhere, with any rcupool lock held, on the
  *          reclaim thread, on a pool worker. The hook runs only in

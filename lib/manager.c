@@ -32,8 +32,8 @@
  *       generation; m->generation, m->current_threads and the counters
  *       change in the same hold, so rcupool_get_stats() never sees half a
  *       publish.
- *   (The list of every manager, which create and destroy keep: lib/managers.c,
- *   MANAGERS-1.)
+ * The list of every manager, which create and destroy keep, is
+ * lib/managers.c's (MANAGERS-1).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -171,7 +171,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
     return -EDEADLK;
   }
   /* Nothing is changed unless the reclaim thread runs: every wait below
-   * is a wait for it (RECLAIM-10). */
+   * is a wait for it (RECLAIM-8). */
   int err = rcupl_reclaim_ensure_thread();
   if (err != 0) {
     rcupl_log(RCUPOOL_LOG_ERROR,

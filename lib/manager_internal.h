@@ -89,7 +89,7 @@ struct rcupool_manager {
  * acquire (rcupl_for_each_pool_rcu). An unlinked node keeps its own forward
  * pointer, so a reader standing on it walks on, and its memory is freed
  * only after a grace period that began after the unlink (reclaim.c,
- * RECLAIM-9). Backward pointers are the writers' alone. */
+ * RECLAIM-7). Backward pointers are the writers' alone. */
 static inline void rcupl_pools_add_locked(rcupool_t *m, struct rcupl_pool *p) {
   struct cds_list_head *head = &m->pools, *first = head->next;
   p->node.next = first;

@@ -18,17 +18,15 @@
  *       dispatch drops its reference, and that put, if last, hands the pool to
  *       the reclaim thread (single freer). Dispatch references never count as
  *       pins (stats, destroy).
- *   PARALLEL-3, PARALLEL-4. Moved with the code they describe: "in a task"
- *       is lib/worker.c's WORKER-1, the worker census its WORKER-2.
- *   PARALLEL-5. Inside a scope, the pin is read once, before dispatch, into
+ *   PARALLEL-3. Inside a scope, the pin is read once, before dispatch, into
  *       a local (its pool): no field of the pin is read after a task may have
  *       unpinned it. A later call in the same scope finds the
  *       pin empty and aborts with a message (PARALLEL-1 broken by the caller).
- *   PARALLEL-6. A thread holds at most one dispatch reference (nested calls
+ *   PARALLEL-4. A thread holds at most one dispatch reference (nested calls
  *       run inline, WORKER-1), recorded in `dispatching`. The fork child
  *       handler (lib/fork.c, FORK-4) drops the dispatch references of every
  *       other thread of the parent, which do not exist in the child.
- *   PARALLEL-7. Every dispatch ORs the manager's idle flags into the
+ *   PARALLEL-5. Every dispatch ORs the manager's idle flags into the
  *       caller's (lib/idle.c, IDLE-2).
  */
 #include <errno.h>
@@ -128,7 +126,7 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
   const rcupool_pin_t *pin = rcupl_scope_find(m);
   struct rcupl_pool *p;
   if (pin != NULL) {
-    p = pin->pool_; /* PARALLEL-5: the only read of the pin */
+    p = pin->pool_; /* PARALLEL-3: the only read of the pin */
     if (p == NULL)  /* PARALLEL-1 broken by the caller */
       rcupl_die("parallelize: the pin of this thread's scope was unpinned "
                 "before the scope was left");

@@ -19,7 +19,7 @@
  *   SIZED-1. A sized pin of the current size is taken exactly as PIN-1. Any
  *       other live pool is found without a lock, by a walk of m->pools inside
  *       one read-side section (whose nodes outlive their unlink by a grace
- *       period, RECLAIM-9), and taken with rcupl_pool_tryget(), never from
+ *       period, RECLAIM-7), and taken with rcupl_pool_tryget(), never from
  *       zero: a pool whose last reference an unpin has just dropped is dying
  *       and is skipped, and a new pool of its size may then coexist with it
  *       until the reclaim thread frees it (as for reset, RESET-2).
@@ -133,7 +133,7 @@ static struct rcupl_pool *rcupl_sized_find_locked(rcupool_t *m,
 
 /* The same search without m->lock: inside one read-side section, on the
  * list as readers walk it (manager_internal.h, rcupl_for_each_pool_rcu). A pool seen
- * there is not freed before the section ends (RECLAIM-9), and a dying one
+ * there is not freed before the section ends (RECLAIM-7), and a dying one
  * (refs zero) fails rcupl_pool_tryget(). *gen is the manager's generation
  * then (SIZED-5). */
 static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,

@@ -9,7 +9,7 @@
  *       pool, so exactly one party sees its rcupl_pool_put() return true.
  *   POOL-3. canary is RCUPL_POOL_CANARY from creation until rcupl_pool_free() poisons
  *       it, just before the memory is returned (after rcupl_pool_stop(): the
- *       threads go first, the memory a grace period later, RECLAIM-9).
+ *       threads go first, the memory a grace period later, RECLAIM-7).
  *   POOL-4. A pool is created only when its workers were just seen to
  *       start (lib/limits.c, LIMITS-2), so a thread limit makes the start
  *       -EAGAIN rather than a pthreadpool_create() that never returns.

@@ -144,7 +144,7 @@ bool rcupl_pool_put_dispatch(struct rcupl_pool *p);
 void rcupl_pool_stop(struct rcupl_pool *p);
 
 /* Poisons the canary and frees the memory of a stopped pool. Called only
- * on the reclaim thread, a grace period after the unlink (RECLAIM-9), or
+ * on the reclaim thread, a grace period after the unlink (RECLAIM-7), or
  * by a fork child's queue for one (rcupl_reclaim_fork_child). */
 void rcupl_pool_free(struct rcupl_pool *p);
 

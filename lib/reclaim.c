@@ -10,11 +10,11 @@
  * (a queued item or a barrier), never in a constructor or a fork handler.
  * It takes the whole queue as a batch, runs one synchronize_rcu for it,
  * then runs the batch's callbacks, and, when a callback unlinked a pool, a
- * second synchronize_rcu before it frees that memory (RECLAIM-9). liburcu's call_rcu is not used, so none
+ * second synchronize_rcu before it frees that memory (RECLAIM-7). liburcu's call_rcu is not used, so none
  * of its process-global fork hooks and none of its batching delay apply.
  *
- * Invariants kept here (RECLAIM-7 and -12, the fork handlers' part, are
- * lib/reclaim_fork.c's; RECLAIM-8, the barrier's, is lib/barrier.c's):
+ * Invariants kept here (RECLAIM_FORK-1 and -2, the fork handlers' part, are
+ * lib/reclaim_fork.c's; BARRIER-1, the barrier's, is lib/barrier.c's):
  *   RECLAIM-1. A retire callback runs after a grace period that began
  *       after the pool stopped being current (it is queued after the
  *       publish of its successor, and a batch's synchronize_rcu starts
@@ -24,7 +24,7 @@
  *   RECLAIM-2. The callback drops its reference under m->lock, so
  *       retires_pending and refs move together for rcupool_get_stats() and
  *       for destroy's pin count. If it drops the last reference it unlinks
- *       and stops the pool (its memory goes as RECLAIM-9 says); otherwise
+ *       and stops the pool (its memory goes as RECLAIM-7 says); otherwise
  *       the pool is kept for its pins (logged at info level once its last
  *       retire callback has run and it is not current again).
  *   RECLAIM-3. A pool freed by a hand-over (unpin, dispatch, destroy) is
@@ -43,7 +43,7 @@
  *       whose callback returned, both under rq.mu. A barrier that saw
  *       queued = t returns once done >= t: every item queued before it has
  *       run.
- *   RECLAIM-9. A pool's memory outlives its unlink from m->pools by a
+ *   RECLAIM-7. A pool's memory outlives its unlink from m->pools by a
  *       grace period: a sized pin walks that list inside a read-side
  *       section without m->lock (pin.c, SIZED-1) and may stand on the node
  *       as it is unlinked. The callback that unlinks a pool stops it (its
@@ -53,12 +53,12 @@
  *       all before the batch counts as done (so a barrier still returns
  *       only after the frees, RECLAIM-6). Only batches that unlinked a pool
  *       pay for it.
- *   RECLAIM-10. A call that waits for the reclaim thread (barrier,
+ *   RECLAIM-8. A call that waits for the reclaim thread (barrier,
  *       destroy) starts it first, before it changes anything; when it
  *       cannot be started the call returns -EAGAIN (logged) and nothing
  *       was changed. The thread, once started, never exits, so no wait
  *       spins: each is a condition wait on progress.
- *   RECLAIM-11. Every grace period the library waits for is
+ *   RECLAIM-9. Every grace period the library waits for is
  *       rcupl_reclaim_synchronize(), which holds gp_gate around it. Under memb
  *       fork's prepare takes gp_gate, so no grace period of the library is
  *       in flight at a fork (liburcu-memb's grace-period lock has no fork
@@ -91,7 +91,7 @@ struct rcupl_reclaim_queue rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
                                  .done_cv = PTHREAD_COND_INITIALIZER,
                                  .phase = RCUPL_IDLE};
 
-static pthread_mutex_t gp_gate = PTHREAD_MUTEX_INITIALIZER; /* RECLAIM-11 */
+static pthread_mutex_t gp_gate = PTHREAD_MUTEX_INITIALIZER; /* RECLAIM-9 */
 
 void rcupl_reclaim_synchronize(void) {
   rcupl_mutex_lock(&gp_gate);
@@ -109,7 +109,7 @@ void rcupl_reclaim_set_pass(uint64_t (*pass)(void)) {
   __atomic_store_n(&rcupl_reclaim_pass, pass, __ATOMIC_RELEASE);
 }
 
-/* RECLAIM-9: frees the memory of the pools on `unlinked`. */
+/* RECLAIM-7: frees the memory of the pools on `unlinked`. */
 static void rcupl_reclaim_free_unlinked(void) {
   struct rcupl_work *w;
   while ((w = __atomic_load_n(&rq.unlinked, __ATOMIC_RELAXED)) != NULL) {
@@ -207,7 +207,7 @@ static void *rcupl_reclaim_main(void *unused) {
     }
     rcupl_reclaim_note_position(NULL, NULL, 0);
     if (rq.unlinked != NULL) {
-      rcupl_reclaim_synchronize(); /* RECLAIM-9 */
+      rcupl_reclaim_synchronize(); /* RECLAIM-7 */
       rcupl_reclaim_free_unlinked();
     }
     rcupl_mutex_lock(&rq.mu);
@@ -247,7 +247,7 @@ static void rcupl_reclaim_push(struct rcupl_work *w, bool start) {
 }
 
 /* Stops a pool its callback has unlinked; its memory goes once the
- * batch's extra grace period is over (RECLAIM-9). Its free_work is idle:
+ * batch's extra grace period is over (RECLAIM-7). Its free_work is idle:
  * never used (a retire's last put) or the item now running, whose next
  * the thread has already read. */
 static void rcupl_stop_and_defer_free(rcupool_t *m, struct rcupl_pool *p,
@@ -332,7 +332,7 @@ int rcupl_reclaim_ensure_thread(void) {
 
 /* Waits until every item queued before the call has run (RECLAIM-6), or
  * returns -EAGAIN when the thread is absent and cannot be started
- * (RECLAIM-10). */
+ * (RECLAIM-8). */
 int rcupl_reclaim_wait_queued(void) {
   int err = 0;
   rcupl_mutex_lock(&rq.mu);

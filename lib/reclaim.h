@@ -38,23 +38,23 @@ void rcupl_reclaim_free_later(struct rcupl_pool *p, const char *why);
 /* Waits until every item queued before the call has run, then, unless m
  * is NULL, until no pool of m is waiting for a free already decided (a
  * hand-over still in flight on another thread). -EAGAIN when the reclaim
- * thread is absent and cannot be started (RECLAIM-10), else 0. */
+ * thread is absent and cannot be started (RECLAIM-8), else 0. */
 int rcupl_reclaim_drain(rcupool_t *m);
 
-/* Starts the reclaim thread if it is absent: 0, or -EAGAIN (RECLAIM-10). */
+/* Starts the reclaim thread if it is absent: 0, or -EAGAIN (RECLAIM-8). */
 int rcupl_reclaim_ensure_thread(void);
 
-/* The library's one way to wait for a grace period (RECLAIM-11). */
+/* The library's one way to wait for a grace period (RECLAIM-9). */
 void rcupl_reclaim_synchronize(void);
 
 /* True where a call that waits for the reclaim thread (barrier, destroy)
  * would wait for itself: inside a read-side section (the grace period
  * waits for it), inside a task or on any worker of an rcupool pool (a free
  * joins that pool's workers), or on the reclaim thread. Such a call
- * returns -EDEADLK (RECLAIM-8). */
+ * returns -EDEADLK (BARRIER-1). */
 bool rcupl_reclaim_would_wait_for_self(void);
 
-/* fork (lib/fork.c, RECLAIM-7, -11, -12): hold marks a fork pending and,
+/* fork (lib/fork.c, RECLAIM_FORK-1, -2, RECLAIM-9): hold marks a fork pending and,
  * if `wait`, waits out a running callback batch (no lock held after); gate_* take and
  * release the grace-period gate (memb; child(false): bp re-initialises
  * it); prepare takes the queue lock;

@@ -20,7 +20,7 @@
  *       release either takes the pool from 1 to 2 first, and the release
  *       fails, or finds it at 0 and takes or starts another (SIZED-2). The
  *       released pool is dying and the releaser owns it: it hands it to the
- *       reclaim thread (unlink, stop, free a grace period later, RECLAIM-9)
+ *       reclaim thread (unlink, stop, free a grace period later, RECLAIM-7)
  *       after it has dropped every manager lock.
  *   WARM-3. A warm pool goes once unused for its manager's warm_ns: a pass
  *       renews warm_since whenever it sees the pool in use (refs != 1, a
