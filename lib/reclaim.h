@@ -32,7 +32,9 @@ struct rcupl_retire {
 void rcupl_reclaim_retire(struct rcupl_retire *rec);
 
 /* Hands a pool whose refs reached zero to the reclaim thread. Never blocks
- * for long, never frees on the calling thread. */
+ * for long, never frees on the calling thread. `why` (a string literal:
+ * "last pin released", "trim", ...) is the cause the free's debug record
+ * gives (p->free_why). */
 void rcupl_reclaim_free_later(struct rcupl_pool *p, const char *why);
 
 /* Waits until every item queued before the call has run, then, unless m

@@ -25,8 +25,9 @@ static inline void rcupl_warm_note_use(struct rcupl_pool *p) {
  * managed pool that is not current. */
 bool rcupl_warm_release_locked(struct rcupl_pool *p);
 
-/* Chains released pools through free_work.next (caller's list) and hands
- * them all to the reclaim thread. */
+/* Chains released pools through free_work.next (caller's list), each with
+ * the cause its free will log (`why`, a string literal), and hands them all
+ * to the reclaim thread. */
 void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p,
                       const char *why);
 void rcupl_warm_free(struct rcupl_work *chain);
