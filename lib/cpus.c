@@ -32,7 +32,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "cpus.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "rcupool/rcupool.h"
 #include "testing.h"
 
 static pthread_mutex_t cpus_lock = PTHREAD_MUTEX_INITIALIZER;

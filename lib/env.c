@@ -23,7 +23,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "env.h"
+#include "log_internal.h"
 
 /* The value without its surrounding blanks, in buf; NULL when unset or
  * empty (ENV-1). A value too long for buf is kept long enough to be

@@ -10,7 +10,8 @@
  *       other thread can be inside the library's allocation or creation
  *       paths.
  */
-#include "internal.h"
+#include "fault.h"
+#include "rcupool/rcupool.h"
 #include "testing.h"
 
 static rcupl_fault_hook_fn fault_hook;

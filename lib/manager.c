@@ -32,12 +32,9 @@
  *       generation; m->generation, m->current_threads and the counters
  *       change in the same hold, so rcupool_get_stats() never sees half a
  *       publish.
- *   MANAGER-6. Every manager between create and destroy is on `managers`
- *       (under managers_mu), so fork's handlers reach every manager's
- *       pools, not only the default's (lib/fork.c, FORK-4). A manager is
- *       listed before rcupool_create() returns it and unlisted before
- *       rcupool_destroy() frees it.
- *   MANAGER-7. The default manager comes up even where no thread can
+ * The list of every manager, which create and destroy keep, is
+ * lib/managers.c's (MANAGERS-1).
+ *   MANAGER-6. The default manager comes up even where no thread can
  *       start (RLIMIT_NPROC, a pids cgroup): its first pool then has 1
  *       thread, which pthreadpool starts none of (the caller runs the
  *       work), a warning says so and stats count the failed start
@@ -49,52 +46,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-
-static pthread_mutex_t managers_mu = PTHREAD_MUTEX_INITIALIZER;
-static CDS_LIST_HEAD(managers); /* MANAGER-6, through rcupool_manager.all */
-
-static void rcupl_manager_list(rcupool_t *m) {
-  rcupl_mutex_lock(&managers_mu);
-  cds_list_add(&m->all, &managers);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-static void rcupl_manager_unlist(rcupool_t *m) {
-  rcupl_mutex_lock(&managers_mu);
-  cds_list_del(&m->all);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-void rcupl_managers_fork_prepare(void) {
-  rcupl_mutex_lock(&managers_mu);
-  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
-    rcupl_mutex_lock(&caa_container_of(it, struct rcupool_manager, all)->lock);
-}
-
-void rcupl_managers_fork_parent(void) {
-  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
-    rcupl_mutex_unlock(
-        &caa_container_of(it, struct rcupool_manager, all)->lock);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-void rcupl_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx) {
-  rcupl_mutex_lock(&managers_mu);
-  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
-    fn(caa_container_of(it, struct rcupool_manager, all), ctx);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-void rcupl_managers_fork_child(void (*each)(rcupool_t *m)) {
-  for (struct cds_list_head *it = managers.next; it != &managers;
-       it = it->next) {
-    rcupool_t *m = caa_container_of(it, struct rcupool_manager, all);
-    each(m);
-    rcupl_mutex_unlock(&m->lock);
-  }
-  rcupl_mutex_unlock(&managers_mu);
-}
+#include "cpus.h"
+#include "fault.h"
+#include "idle.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "managers.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
+#include "warm.h"
 
 uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
                                       bool is_new, size_t threads) {
@@ -120,7 +83,7 @@ size_t rcupl_manager_default_threads(const rcupool_t *m) {
  * rcupl_cpus_thread_count()) and the idle policy idle_flags (IDLE-1: before
  * the first pool's census reads it); with one_if_no_room, a first pool that
  * cannot start its threads is replaced by a pool of 1 thread, which starts
- * none (MANAGER-7). For rcupool_create() only. */
+ * none (MANAGER-6). For rcupool_create() only. */
 static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
                               uint32_t idle_flags, bool one_if_no_room) {
   memset(m, 0, sizeof(*m));
@@ -130,7 +93,7 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
   rcupl_warm_set(m, 0, 0); /* rcupl_manager_create sets the options' values */
   if (pthread_mutex_init(&m->writer, NULL) != 0) return -ENOMEM;
   if (pthread_mutex_init(&m->lock, NULL) != 0) {
-    pthread_mutex_destroy(&m->writer);
+    rcupl_mutex_destroy(&m->writer);
     return -ENOMEM;
   }
   struct rcupl_pool *p;
@@ -147,8 +110,8 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
                 want);
   }
   if (err != 0) {
-    pthread_mutex_destroy(&m->lock);
-    pthread_mutex_destroy(&m->writer);
+    rcupl_mutex_destroy(&m->lock);
+    rcupl_mutex_destroy(&m->writer);
     return err;
   }
   /* No other thread knows m yet; the locks keep MANAGER-5 one path. */
@@ -194,7 +157,7 @@ static int rcupl_manager_create(const rcupool_options_t *opts, rcupool_t **out,
     return err;
   }
   if (opts != NULL) rcupl_warm_set(m, opts->warm_ms, opts->warm_pools);
-  rcupl_manager_list(m);
+  rcupl_managers_add(m);
   *out = m;
   return 0;
 }
@@ -234,7 +197,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
     return -EDEADLK;
   }
   /* Nothing is changed unless the reclaim thread runs: every wait below
-   * is a wait for it (RECLAIM-10). */
+   * is a wait for it (RECLAIM-8). */
   int err = rcupl_reclaim_ensure_thread();
   if (err != 0) {
     rcupl_log(RCUPOOL_LOG_ERROR,
@@ -268,7 +231,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   rcupl_for_each_pool(p, m) {
     if (!p->managed) continue;
     p->managed = false;
-    if (rcupl_pool_put(p)) rcupl_warm_chain(&last, p);
+    if (rcupl_pool_put(p)) rcupl_warm_chain(&last, p, "manager destroyed");
   }
   rcupl_mutex_unlock(&m->lock);
   /* Unlinked and freed on the reclaim thread, like every pool
@@ -289,11 +252,11 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   rcupl_reclaim_drain(NULL);
   const unsigned long long created = m->pools_created;
   rcupl_mutex_unlock(&m->writer);
-  rcupl_manager_unlist(m);
+  rcupl_managers_remove(m);
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
             (void *)m, created);
-  pthread_mutex_destroy(&m->writer);
-  pthread_mutex_destroy(&m->lock);
+  rcupl_mutex_destroy(&m->writer);
+  rcupl_mutex_destroy(&m->lock);
   free(m);
   return 0;
 }

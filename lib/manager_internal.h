@@ -71,7 +71,7 @@ struct rcupool_manager {
   bool fork_stale;
   struct rcupl_pool *spare;
 
-  /* On manager.c's list of every manager (MANAGER-6). */
+  /* On managers.c's list of every manager (MANAGERS-1). */
   struct cds_list_head all;
 };
 
@@ -91,7 +91,7 @@ struct rcupool_manager {
  * acquire (rcupl_for_each_pool_rcu). An unlinked node keeps its own forward
  * pointer, so a reader standing on it walks on, and its memory is freed
  * only after a grace period that began after the unlink (reclaim.c,
- * RECLAIM-9). Backward pointers are the writers' alone. */
+ * RECLAIM-7). Backward pointers are the writers' alone. */
 static inline void rcupl_pools_add_locked(rcupool_t *m, struct rcupl_pool *p) {
   struct cds_list_head *head = &m->pools, *first = head->next;
   p->node.next = first;
@@ -136,17 +136,6 @@ int rcupl_manager_create_default(const rcupool_options_t *opts,
  * Returns the new generation. */
 uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
                                       bool is_new, size_t threads);
-
-/* Fork handlers' part of manager.c (MANAGER-6): prepare takes the list's
- * lock and then every manager's lock; parent releases them; child calls
- * each(m) for every manager, then releases m's lock, then the list's. */
-void rcupl_managers_fork_prepare(void);
-void rcupl_managers_fork_parent(void);
-void rcupl_managers_fork_child(void (*each)(rcupool_t *m));
-
-/* Calls fn(m, ctx) for every listed manager, under the list's lock
- * (MANAGER-6): the warm pass's way to every manager. */
-void rcupl_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx);
 
 /* The layout rcupool/inline.h reads (see there). */
 _Static_assert(offsetof(struct rcupool_manager, current) == 0,

@@ -36,7 +36,15 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
+#include "reset.h"
 
 /* Finds a managed pool of `threads` threads other than the current one (a
  * warm or retired one, or one started by rcupool_pin_sized()). It takes no

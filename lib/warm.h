@@ -12,9 +12,6 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t rcupl_now_ns(void);
-
 /* A sized pin found p: it was used (WARM-3). */
 static inline void rcupl_warm_note_use(struct rcupl_pool *p) {
   if (!__atomic_load_n(&p->used, __ATOMIC_RELAXED))
@@ -28,9 +25,11 @@ static inline void rcupl_warm_note_use(struct rcupl_pool *p) {
  * managed pool that is not current. */
 bool rcupl_warm_release_locked(struct rcupl_pool *p);
 
-/* Chains released pools through free_work.next (caller's list) and hands
- * them all to the reclaim thread. */
-void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p);
+/* Chains released pools through free_work.next (caller's list), each with
+ * the cause its free will log (`why`, a string literal), and hands them all
+ * to the reclaim thread. */
+void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p,
+                      const char *why);
 void rcupl_warm_free(struct rcupl_work *chain);
 
 /* The expiry pass over every manager (the reclaim thread's): releases the

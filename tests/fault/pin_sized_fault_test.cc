@@ -15,13 +15,13 @@
 #include "tests/support/support.h"
 
 using rcupool_test::FaultInjector;
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::Stats;
 
 namespace {
 
 void ExpectPoolStartFailureChangesNothing(int site, int expected_error) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_barrier(m), 0);
   rcupool_stats_t before = Stats(m);
   const size_t os_threads =
@@ -62,7 +62,7 @@ TEST(RcupoolPinSized, InjectedAllocationFailureIsEnomemAndChangesNothing) {
 }
 
 TEST(RcupoolPinSized, FailureForNewSizeDoesNotDisturbLivePoolsOfOtherSizes) {
-  Manager m(1);
+  NoWarmManager m(1);
   rcupool_pin_t three{};
   ASSERT_EQ(rcupool_pin_sized(m, 3, &three), 0);
   rcupool_pin_t four{}, again{};

@@ -120,8 +120,6 @@ rcupool_stats_t Stats(rcupool_t *m) {
   return s;
 }
 
-Manager::Manager(size_t threads) : Manager(threads, 0, RCUPOOL_WARM_NONE) {}
-
 Manager::Manager(size_t threads, uint32_t warm_ms, uint32_t warm_pools) {
   rcupool_options_t opts{};
   opts.threads = threads;

@@ -40,7 +40,7 @@ void ExpectOnePoolPerSize(rcupool_t *m,
 }
 
 TEST(RcupoolXnnRuntimeCreateSized, SixteenModulesOfWidthsOneToSixteenWithResetsOnePoolPerSizeThenOnlyCurrent) {
-  Manager m(1);
+  NoWarmManager m(1);
   ASSERT_EQ(rcupool_reset(m, 2), 0);  // start rcupool's reclaim thread
   ASSERT_EQ(rcupool_reset(m, 1), 0);
   ASSERT_EQ(rcupool_barrier(m), 0);

@@ -62,7 +62,7 @@ void ThreadPool::run_task(void (*task)(void *, size_t), void *ctx,
 ThreadPool *get_threadpool() {
   rcupool_t *m = rcupool_default();
   if (m == nullptr) {
-    // Out of memory (a lack of threads still gives a manager, MANAGER-7):
+    // Out of memory (a lack of threads still gives a manager, MANAGER-6):
     // ExecuTorch's callers dereference the result unchecked.
     rcupool_log(RCUPOOL_LOG_ERROR,
                 "executorch threadpool: get_threadpool(): no process-wide "
