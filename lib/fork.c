@@ -152,7 +152,7 @@ static void rcupl_fork_prepare(void) {
      * once; kept for later forks until a child consumes its copy. */
     if (m->spare == NULL) {
       struct rcupl_pool *spare;
-      if (rcupl_pool_create(m, 1, &spare) == 0) m->spare = spare;
+      if (rcupl_manager_pool_create(m, 1, &spare) == 0) m->spare = spare;
     }
   }
   called_urcu_hooks = false;

@@ -98,9 +98,9 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
   }
   struct rcupl_pool *p;
   const size_t want = rcupl_manager_default_threads(m);
-  int err = rcupl_pool_create(m, want, &p);
+  int err = rcupl_manager_pool_create(m, want, &p);
   if (err == -EAGAIN && one_if_no_room && want > 1) {
-    err = rcupl_pool_create(m, 1, &p);
+    err = rcupl_manager_pool_create(m, 1, &p);
     if (err == 0)
       rcupl_log(RCUPOOL_LOG_WARN,
                 "default: no room to start %zu threads (a limit such as "

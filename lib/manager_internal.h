@@ -17,6 +17,7 @@
 #ifndef RCUPOOL_LIB_MANAGER_INTERNAL_H
 #define RCUPOOL_LIB_MANAGER_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -136,6 +137,17 @@ int rcupl_manager_create_default(const rcupool_options_t *opts,
  * Returns the new generation. */
 uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
                                       bool is_new, size_t threads);
+
+/* rcupl_pool_create() (pool.h) for m: a pool that cannot start its
+ * threads (-EAGAIN) is counted in m's start_failures (MANAGER-6). Any
+ * thread that may create a pool of m. */
+static inline int rcupl_manager_pool_create(rcupool_t *m, size_t threads,
+                                            struct rcupl_pool **out) {
+  int err = rcupl_pool_create(m, threads, out);
+  if (err == -EAGAIN)
+    __atomic_fetch_add(&m->start_failures, 1, __ATOMIC_RELAXED);
+  return err;
+}
 
 /* The layout rcupool/inline.h reads (see there). */
 _Static_assert(offsetof(struct rcupool_manager, current) == 0,

@@ -163,7 +163,7 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
   uint64_t gen = m->generation;
   rcupl_mutex_unlock(&m->lock);
   if (p == NULL) {
-    int err = rcupl_pool_create(m, threads, &p);
+    int err = rcupl_manager_pool_create(m, threads, &p);
     if (err != 0) {
       rcupl_mutex_unlock(&m->writer);
       rcupl_log(RCUPOOL_LOG_ERROR,

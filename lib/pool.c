@@ -47,7 +47,6 @@ int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out) {
   }
   if (tp == NULL) {
     free(p);
-    __atomic_fetch_add(&m->start_failures, 1, __ATOMIC_RELAXED);
     return -EAGAIN;
   }
   p->canary = RCUPL_POOL_CANARY;

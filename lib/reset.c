@@ -122,7 +122,7 @@ static int rcupl_reset_writer_held(rcupool_t *m, size_t threads,
     rcupl_mutex_unlock(&m->lock);
     /* Slow (threads start): no m->lock held, so stats, pins and the reclaim
      * thread carry on meanwhile. */
-    int err = rcupl_pool_create(m, threads, &next);
+    int err = rcupl_manager_pool_create(m, threads, &next);
     if (err != 0) {
       free(rec);
       rcupl_reset_failed(m, settling);

@@ -85,7 +85,7 @@ TEST(RcupoolPinSized, FailureForNewSizeDoesNotDisturbLivePoolsOfOtherSizes) {
 // guard reports its errno, enters no scope and never aborts; the work in
 // its lifetime runs on the current pool.
 TEST(RcupoolHppWidth, InjectedPoolStartFailureIsEagainAndRunsOnTheCurrentPool) {
-  Manager m(1);
+  NoWarmManager m(1);
   rcupool_test::LogRecorder log;
   std::mutex mu;
   std::set<std::thread::id> ids;
