@@ -32,7 +32,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "cpus.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "rcupool/rcupool.h"
 #include "testing.h"
 
 static pthread_mutex_t cpus_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -74,7 +79,7 @@ struct rcupl_cores {
 static bool rcupl_cores_in_mask(const cpu_set_t *mask, size_t bytes,
                                 struct rcupl_cores *out) {
   out->performance = out->any = 0;
-  if (!cpuinfo_initialize()) return false;
+  if (rcupl_fault(RCUPL_FAULT_CPUINFO) || !cpuinfo_initialize()) return false;
   uint32_t ncores = cpuinfo_get_cores_count();
   uint32_t nprocs = cpuinfo_get_processors_count();
   const struct cpuinfo_core *cores = cpuinfo_get_cores();
@@ -170,7 +175,7 @@ void rcupl_cpus_fork_child(void) { rcupl_mutex_unlock(&cpus_lock); }
 
 size_t rcupl_cpus_env_thread_count(void) {
   const char *text = getenv(RCUPOOL_ENV_NUM_THREADS);
-  if (text == NULL) return 0;
+  if (text == NULL || text[0] == '\0') return 0; /* unset, or set empty */
   const char *s = text;
   while (*s == ' ' || *s == '\t') s++;
   char *end = NULL;

@@ -10,7 +10,8 @@
  *       other thread can be inside the library's allocation or creation
  *       paths.
  */
-#include "internal.h"
+#include "fault.h"
+#include "rcupool/rcupool.h"
 #include "testing.h"
 
 static rcupl_fault_hook_fn fault_hook;
@@ -26,6 +27,8 @@ bool rcupl_fault(enum rcupl_fault_site site) {
   if (__builtin_expect(fn == NULL, 1)) return false;
   return fn(__atomic_load_n(&fault_ctx, __ATOMIC_RELAXED), (int)site);
 }
+
+void rcupl_hold_point(enum rcupl_fault_site site) { (void)rcupl_fault(site); }
 
 _Static_assert(RCUPL_FAULT_SITE_ALLOC == (int)RCUPL_FAULT_ALLOC, "fault sites");
 _Static_assert(RCUPL_FAULT_SITE_POOL_CREATE == (int)RCUPL_FAULT_POOL_CREATE,
@@ -45,3 +48,5 @@ _Static_assert(
         RCUPL_HOLD_SITE_MEMB_FORK_LOCK == (int)RCUPL_HOLD_MEMB_FORK_LOCK &&
         RCUPL_HOLD_SITE_RESET_RETIRE == (int)RCUPL_HOLD_RESET_RETIRE,
     "hold points");
+_Static_assert(RCUPL_FAULT_SITE_CPUINFO == (int)RCUPL_FAULT_CPUINFO,
+               "fault sites");

@@ -25,6 +25,7 @@ enum rcupl_fault_site {
   RCUPL_HOLD_MEMB_FORK_LOCK = 11, /* memb.c: fork_lock.mu, a registration */
   RCUPL_HOLD_RESET_RETIRE = 12,   /* reset.c: m->writer, published, the retire
                                    not yet queued */
+  RCUPL_FAULT_CPUINFO = 13,       /* cpuinfo_initialize() (the default size) */
 };
 
 /* Returns true when the test hook asks this call to fail. */
@@ -32,8 +33,6 @@ bool rcupl_fault(enum rcupl_fault_site site);
 
 /* A hold point (the sites from RCUPL_HOLD_DEFAULT_LOCK on): calls the test
  * hook, if any, which may block; one acquire load without one. */
-static inline void rcupl_hold_point(enum rcupl_fault_site site) {
-  (void)rcupl_fault(site);
-}
+void rcupl_hold_point(enum rcupl_fault_site site);
 
 #endif /* RCUPOOL_LIB_FAULT_H */

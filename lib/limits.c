@@ -47,7 +47,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "rcupool/rcupool.h"
 #include "testing.h"
 
 /* --- the library's maximum (LIMITS-3) ------------------------------------- */
@@ -91,7 +95,7 @@ bool rcupl_limits_threads_can_start(size_t threads) {
     started++;
   rcupl_mutex_lock(&pr.mu);
   pr.go = true;
-  pthread_cond_broadcast(&pr.cv);
+  rcupl_cond_broadcast(&pr.cv);
   rcupl_mutex_unlock(&pr.mu);
   for (size_t i = 0; i < started; i++) pthread_join(t[i], NULL);
   free(t);

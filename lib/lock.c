@@ -23,7 +23,9 @@
 #include <errno.h>
 #include <time.h>
 
-#include "internal.h"
+#include "die.h"
+#include "lock.h"
+#include "rcupool/rcupool.h"
 
 __thread unsigned rcupl_locks_held;
 

@@ -22,7 +22,7 @@
  *   SIZED-1. A sized pin of the current size is taken exactly as PIN-1. Any
  *       other live pool is found without a lock, by a walk of m->pools inside
  *       one read-side section (whose nodes outlive their unlink by a grace
- *       period, RECLAIM-9), and taken with rcupl_pool_tryget(), never from
+ *       period, RECLAIM-7), and taken with rcupl_pool_tryget(), never from
  *       zero: a pool whose last reference an unpin has just dropped is dying
  *       and is skipped, and a new pool of its size may then coexist with it
  *       until the reclaim thread frees it (as for reset, RESET-2).
@@ -43,7 +43,18 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "reclaim.h"
+#include "reset.h"
+#include "tsan.h"
+#include "urcu_flavor.h"
+#include "warm.h"
 
 static void rcupl_pin_fill(rcupool_pin_t *pin, rcupool_t *m,
                            struct rcupl_pool *p, uint64_t gen) {
@@ -121,7 +132,7 @@ static struct rcupl_pool *rcupl_sized_find_locked(rcupool_t *m,
 
 /* The same search without m->lock: inside one read-side section, on the
  * list as readers walk it (manager_internal.h, rcupl_for_each_pool_rcu). A pool seen
- * there is not freed before the section ends (RECLAIM-9), and a dying one
+ * there is not freed before the section ends (RECLAIM-7), and a dying one
  * (refs zero) fails rcupl_pool_tryget(). *gen is the manager's generation
  * then (SIZED-5). */
 static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,
@@ -151,7 +162,7 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
   uint64_t gen = m->generation;
   rcupl_mutex_unlock(&m->lock);
   if (p == NULL) {
-    int err = rcupl_pool_create(m, threads, &p);
+    int err = rcupl_manager_pool_create(m, threads, &p);
     if (err != 0) {
       rcupl_mutex_unlock(&m->writer);
       rcupl_log(RCUPOOL_LOG_ERROR,
@@ -250,7 +261,7 @@ void rcupool_unpin(rcupool_pin_t *pin) {
   /* The linger of a warm pool starts here (WARM-3): a store on the line
    * the put writes anyway, before it (PIN-2). */
   rcupl_pool_stamp_use(p);
-  if (rcupl_pool_put(p)) rcupl_reclaim_free_later(p);
+  if (rcupl_pool_put(p)) rcupl_reclaim_free_later(p, "last pin released");
 }
 
 pthreadpool_t rcupool_pin_pthreadpool(const rcupool_pin_t *pin) {

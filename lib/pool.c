@@ -9,7 +9,7 @@
  *       pool, so exactly one party sees its rcupl_pool_put() return true.
  *   POOL-3. canary is RCUPL_POOL_CANARY from creation until rcupl_pool_free() poisons
  *       it, just before the memory is returned (after rcupl_pool_stop(): the
- *       threads go first, the memory a grace period later, RECLAIM-9).
+ *       threads go first, the memory a grace period later, RECLAIM-7).
  *   POOL-4. A pool is created only when its workers were just seen to
  *       start (lib/limits.c, LIMITS-2), so a thread limit makes the start
  *       -EAGAIN rather than a pthreadpool_create() that never returns.
@@ -26,7 +26,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "die.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "worker.h"
 
 int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out) {
   if (rcupl_fault(RCUPL_FAULT_ALLOC)) return -ENOMEM;
@@ -55,10 +60,6 @@ int rcupl_pool_create(rcupool_t *m, size_t threads, struct rcupl_pool **out) {
   rcupl_worker_census(p);
   *out = p;
   return 0;
-}
-
-void rcupl_pool_put_underflow(struct rcupl_pool *p) {
-  rcupl_die("reference count underflow on pool %p", (void *)p);
 }
 
 void rcupl_pool_get_dispatch(struct rcupl_pool *p) {

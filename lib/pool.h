@@ -46,6 +46,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "die.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
 
@@ -81,8 +82,11 @@ struct rcupl_pool {
    * a lock (parallel.c dispatch, pool.c free) as well as under it. */
   bool fork_orphan;
 
-  /* Used once, by the party that dropped refs to zero. */
+  /* Used once, by the party that dropped refs to zero, which also sets
+   * free_why (what let the pool go: the free's log record says it); read by
+   * the free callback after the queue's hand-over. */
   struct rcupl_work free_work;
+  const char *free_why;
 
   /* Atomic; on its own cache line: the only fields pins write. */
   _Alignas(RCUPL_CACHELINE) size_t refs;
@@ -131,11 +135,11 @@ static inline bool rcupl_pool_tryget_sized(struct rcupl_pool *p,
 }
 
 /* Drops one reference; true if it was the last. Inline: unpin's path. */
-void rcupl_pool_put_underflow(struct rcupl_pool *p) __attribute__((noreturn));
 static inline bool rcupl_pool_put(struct rcupl_pool *p) {
   /* acq_rel: every holder's use of the pool happens before the free. */
   size_t old = __atomic_fetch_sub(&p->refs, 1, __ATOMIC_ACQ_REL);
-  if (__builtin_expect(old == 0, 0)) rcupl_pool_put_underflow(p);
+  if (__builtin_expect(old == 0, 0))
+    rcupl_die("reference count underflow on pool %p", (void *)p);
   return old == 1;
 }
 
@@ -154,7 +158,7 @@ bool rcupl_pool_put_dispatch(struct rcupl_pool *p);
 void rcupl_pool_stop(struct rcupl_pool *p);
 
 /* Poisons the canary and frees the memory of a stopped pool. Called only
- * on the reclaim thread, a grace period after the unlink (RECLAIM-9), or
+ * on the reclaim thread, a grace period after the unlink (RECLAIM-7), or
  * by a fork child's queue for one (rcupl_reclaim_fork_child). */
 void rcupl_pool_free(struct rcupl_pool *p);
 

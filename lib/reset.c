@@ -36,7 +36,16 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
+#include "reset.h"
+#include "warm.h"
 
 /* Finds a managed pool of `threads` threads other than the current one (a
  * warm or retired one, or one started by rcupool_pin_sized()). It takes no
@@ -114,7 +123,7 @@ static int rcupl_reset_writer_held(rcupool_t *m, size_t threads,
     rcupl_mutex_unlock(&m->lock);
     /* Slow (threads start): no m->lock held, so stats, pins and the reclaim
      * thread carry on meanwhile. */
-    int err = rcupl_pool_create(m, threads, &next);
+    int err = rcupl_manager_pool_create(m, threads, &next);
     if (err != 0) {
       free(rec);
       rcupl_reset_failed(m, settling);

@@ -39,6 +39,7 @@ extern "C" {
 #define RCUPL_HOLD_SITE_CPUS_LOCK 10
 #define RCUPL_HOLD_SITE_MEMB_FORK_LOCK 11 /* memb builds only */
 #define RCUPL_HOLD_SITE_RESET_RETIRE 12   /* writer held, retire not queued */
+#define RCUPL_FAULT_SITE_CPUINFO 13       /* cpuinfo_initialize (lib/cpus.c) */
 
 /* Returns true to make the library call at `site` fail. */
 typedef bool (*rcupl_fault_hook_fn)(void *ctx, int site);

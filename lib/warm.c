@@ -20,7 +20,7 @@
  *       release either takes the pool from 1 to 2 first, and the release
  *       fails, or finds it at 0 and takes or starts another (SIZED-2). The
  *       released pool is dying and the releaser owns it: it hands it to the
- *       reclaim thread (unlink, stop, free a grace period later, RECLAIM-9)
+ *       reclaim thread (unlink, stop, free a grace period later, RECLAIM-7)
  *       after it has dropped every manager lock.
  *   WARM-3. A warm pool goes once unused for its manager's warm_ns,
  *       measured from its last use: pool->last_use, stamped by the unpin
@@ -42,7 +42,7 @@
  *       pool other than the current one is alive, so an idle process
  *       sleeps and wakes for nothing but a linger's end); in
  *       rcupool_barrier() for its manager; in rcupool_trim() (every warm
- *       pool). A pass takes managers_mu, then m->lock (fork's order,
+ *       pool, lib/barrier.c). A pass takes managers_mu, then m->lock (fork's order,
  *       FORK-2), runs no user code, and pushes what it released after
  *       unlocking. Its due times are CLOCK_MONOTONIC, and so is the
  *       reclaim thread's wait for them (lib/lock.c, LOCK-3).
@@ -63,17 +63,19 @@
 #include <errno.h>
 #include <time.h>
 
-#include "internal.h"
+#include "clock.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "managers.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
+#include "warm.h"
 
 /* Passes are at least this far apart, so a short warm_ms with a pool held
  * by a long pin does not make the reclaim thread spin. */
 #define RCUPL_WARM_MIN_PERIOD_NS UINT64_C(10000000) /* 10 ms */
-
-uint64_t rcupl_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
 
 bool rcupl_warm_set(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
   if (warm_ms > RCUPOOL_WARM_MS_MAX) return false;
@@ -96,7 +98,9 @@ bool rcupl_warm_release_locked(struct rcupl_pool *p) {
   return true;
 }
 
-void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p) {
+void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p,
+                      const char *why) {
+  p->free_why = why;
   p->free_work.next = *chain;
   *chain = &p->free_work;
 }
@@ -105,7 +109,8 @@ void rcupl_warm_free(struct rcupl_work *chain) {
   while (chain != NULL) {
     struct rcupl_work *w = chain;
     chain = w->next;
-    rcupl_reclaim_free_later(caa_container_of(w, struct rcupl_pool, free_work));
+    struct rcupl_pool *p = caa_container_of(w, struct rcupl_pool, free_work);
+    rcupl_reclaim_free_later(p, p->free_why);
   }
 }
 
@@ -125,10 +130,10 @@ static void rcupl_warm_due(struct rcupl_warm_pass *w, uint64_t at) {
 }
 
 static void rcupl_warm_let_go_locked(struct rcupl_warm_pass *w,
-                                     struct rcupl_pool *p) {
+                                     struct rcupl_pool *p, const char *why) {
   if (!rcupl_warm_release_locked(p)) return; /* pinned meanwhile: in use */
   w->released++;
-  rcupl_warm_chain(&w->chain, p);
+  rcupl_warm_chain(&w->chain, p, why);
 }
 
 /* WARM-1's definition: managed, not current, no pin, retire or dispatch
@@ -162,7 +167,7 @@ size_t rcupl_warm_limit_locked(rcupool_t *m, struct rcupl_work **chain) {
      * it turns warm (WARM-5). A pin that took the oldest meanwhile ends
      * this call too: the next pass looks again. */
     if (oldest == NULL || !rcupl_warm_release_locked(oldest)) break;
-    rcupl_warm_chain(chain, oldest);
+    rcupl_warm_chain(chain, oldest, "beyond warm_pools");
     held--;
     released++;
   }
@@ -188,7 +193,11 @@ static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
     const uint64_t since = __atomic_load_n(&p->last_use, __ATOMIC_RELAXED);
     if (w->all || p->fork_orphan ||
         (w->now >= since && w->now - since >= warm_ns)) {
-      rcupl_warm_let_go_locked(w, p);
+      rcupl_warm_let_go_locked(w, p,
+                               w->all ? "trim"
+                               : p->fork_orphan
+                                   ? "fork orphan"
+                                   : "warm expiry (unused for warm_ms)");
       continue;
     }
     rcupl_warm_due(w, since + warm_ns);
@@ -234,17 +243,8 @@ int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
   return err;
 }
 
-int rcupool_trim(rcupool_t *m) {
-  if (m == NULL) return -EINVAL;
-  /* Retires queued before the call end first, so a pool retired just now
-   * is warm by the pass; then the released pools' frees are waited for. */
-  int err = rcupool_barrier(m);
-  if (err != 0) return err;
-  size_t n = rcupl_warm_pass(m, true);
-  err = rcupool_barrier(m);
-  if (n != 0)
-    rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm pools",
-              (void *)m, n);
-  rcupl_log_deliver();
-  return err != 0 ? err : (int)n;
+/* WARM-4: the reclaim thread's pass, registered while the library loads
+ * (reclaim.c runs what it is given; it does not know warm widths). */
+__attribute__((constructor)) static void rcupl_warm_register_pass(void) {
+  rcupl_reclaim_set_pass(rcupl_warm_pass_all);
 }

@@ -12,9 +12,6 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t rcupl_now_ns(void);
-
 /* Lets the manager's reference of p go if it is the only one (WARM-2): a
  * compare-and-swap of refs from 1 to 0. On success p is dying and the
  * caller owns it: it hands it to the reclaim thread once it holds no
@@ -22,9 +19,11 @@ uint64_t rcupl_now_ns(void);
  * managed pool that is not current. */
 bool rcupl_warm_release_locked(struct rcupl_pool *p);
 
-/* Chains released pools through free_work.next (caller's list) and hands
- * them all to the reclaim thread. */
-void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p);
+/* Chains released pools through free_work.next (caller's list), each with
+ * the cause its free will log (`why`, a string literal), and hands them all
+ * to the reclaim thread. */
+void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p,
+                      const char *why);
 void rcupl_warm_free(struct rcupl_work *chain);
 
 /* WARM-5, the limit: lets the longest unused warm pools of m go until the

@@ -7,7 +7,7 @@
  * barrier and destroy, the log, memb's fork lock); this file calls no other
  * file of lib/ but names.c.
  *
- * Invariants kept here (PARALLEL-3 and PARALLEL-4 before they moved here):
+ * Invariants kept here:
  *   WORKER-1. A thread is "in a task" (rcupl_in_task) when it runs a task
  *       dispatched by rcupool (task_depth > 0: every task of
  *       rcupool_parallelize_1d() runs through rcupl_task_run()) or is a worker
@@ -33,7 +33,12 @@
 #include <sched.h>
 #include <time.h>
 
-#include "internal.h"
+#include "idle.h"
+#include "names.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "tsan.h"
+#include "worker.h"
 
 static __thread unsigned task_depth;
 static __thread const struct rcupl_pool *worker_of;

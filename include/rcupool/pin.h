@@ -28,8 +28,12 @@ extern "C" {
  * through rcupool_pin_pthreadpool(), rcupool_pin_threads(),
  * rcupool_pin_generation() and rcupool_pin_is_current(). Zero-initialise it,
  * or leave it as rcupool_unpin() left it: both are "empty".
+ *
+ * The struct's tag is the typedef's name, not "rcupool_pin": in C++ a tag
+ * named like the function rcupool_pin() is hidden by it (g++ -Wshadow:
+ * "the function hides the constructor"). Name the type rcupool_pin_t.
  */
-typedef struct rcupool_pin {
+typedef struct rcupool_pin_t {
   /* Private to the library, like every field below. */
   void *pool_;               /* the pinned pool, NULL when empty */
   rcupool_t *manager_;       /* the manager it was pinned from */
@@ -120,8 +124,9 @@ RCUPOOL_API int rcupool_pin_sized(rcupool_t *m, size_t threads,
  * its own.
  * Returns: nothing.
  * Threads: any; one pin must not be unpinned by two threads at once.
- * Blocks: no (a read of CLOCK_MONOTONIC and one atomic decrement). The
- *   last unpin of a pool its manager no longer holds takes the reclaim
+ * Blocks: no (a read of CLOCK_MONOTONIC and one atomic decrement). An
+ *   unpin that drops a pool's very last reference (a pool its manager has
+ *   already let go, such as a fork child's orphan) takes the reclaim
  *   queue's short lock, and starts the reclaim thread if it is not
  *   running (thread creation, never a wait for the pool's end).
  * Lifetime: what rcupool_pin_pthreadpool() returned for this pin may be

@@ -22,7 +22,7 @@
  *     manager, racing the unpinner, the trimmer and the reclaim thread; it
  *     may first call rcupool_trim() after every pin is released.
  *
- * Reference counting as lib/internal.h has it: refs = pins + 1 while the
+ * Reference counting as lib/pool.h has it: refs = pins + 1 while the
  * manager holds the pool (managed[]: the current pool and the warm ones;
  * every pool starts managed) + 1 per pending retire. A reset keeps the old
  * pool managed and adds a retire reference; a reuse publishes a managed
@@ -115,7 +115,7 @@
  * section, one node a step (SIZED-1); a node unlinked meanwhile stays
  * reachable to it until the section ends, and the reclaim thread frees a
  * pool's memory only after a grace period that began after the unlink
- * (RECLAIM-9). A pool a sized pin starts has refs 2 (its pin and the
+ * (RECLAIM-7). A pool a sized pin starts has refs 2 (its pin and the
  * manager's): its last unpin leaves it warm, for a reset or the other
  * sized pin to reuse, or for the trimmer to let go.
  * m->writer is modelled (`writer`): resets and pool starts of sized pins
@@ -132,7 +132,7 @@
  *                           same size meanwhile (two live pools of one size).
  *   BROKEN_FREE_AT_UNLINK   the reclaim thread frees a pool's memory as
  *                           soon as it unlinks it, without the grace period
- *                           RECLAIM-9 adds: the lock-free search may stand
+ *                           RECLAIM-7 adds: the lock-free search may stand
  *                           on it.
  *   VACUITY_NO_RESET_REUSES_SIZED  asserts no reset reuses a never-current
  *                           pool; VACUITY_NO_SIZED_SHARES_SIZED asserts no
@@ -208,7 +208,7 @@ byte handover;     /* pools at refs 0 whose owner (an unpin, the trimmer,
 byte reuses;
 bool was_cur[NP];  /* the pool has been current (generation != 0 in C) */
 byte mwait[NP];    /* sections the free of an unlinked pool's memory waits
-                      for (RECLAIM-9's grace period) */
+                      for (RECLAIM-7's grace period) */
 bool reach[NP];    /* unlinked while the sized pinner was inside a section:
                       its walk may still reach the node until it leaves */
 
@@ -715,7 +715,7 @@ proctype sized_pinner() {
 
 /* ---- rcupool's reclaim thread: rcupl_retire_cb and rcupl_free_cb --------------- */
 /* rcupl_pools_del_locked (under m->lock): the sections open now may stand on
- * the node; the grace period of RECLAIM-9 waits for them. */
+ * the node; the grace period of RECLAIM-7 waits for them. */
 #define UNLINK(p)                                                             \
   inlist[p] = false; mwait[p] = insec;                                        \
   reach[p] = ((insec & (1 << SIZED_R)) != 0)
@@ -774,7 +774,7 @@ end_idle:
           old = 0
         }
         if
-        :: last -> FREE_UNLINKED(p)  /* rcupl_stop_and_defer_free, RECLAIM-9 */
+        :: last -> FREE_UNLINKED(p)  /* rcupl_stop_and_defer_free, RECLAIM-7 */
         :: kept ->
 #ifdef C_KEPT_LOG_AFTER_PUT
            USE(p)                    /* p->threads for the "kept" log */
