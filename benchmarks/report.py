@@ -4,6 +4,15 @@
 
     report.py --results DIR --out RESULTS.md [--commit C --date D --model M]
     report.py --results DIR --gnuplot-vars   (the churn picture's titles)
+    report.py --results DIR --readme README.md [--check]
+    report.py --results DIR --out RESULTS.md --check
+
+--readme writes the summary table of benchmarks/README.md (between
+SUMMARY_BEGIN and SUMMARY_END) from the same rows: every target with its
+ratio and verdict. --check writes nothing and fails, saying what differs,
+when the file is not what this run of report.py would write (for
+RESULTS.md, with the date, commit and machine the file already gives), or
+when benchmarks/README.md gives a figure outside its generated table.
 
 Figures are medians over the run's repetitions (randomly interleaved, so
 the rows of one ratio ran side by side); a ratio compares rows of one
@@ -31,6 +40,12 @@ HAND_END = "<!-- end of the hand-written section -->"
 MODIFIER = re.compile(r"(real_time|manual_time|process_time|iterations:\d+|"
                       r"threads:\d+|min_time:.*|repeats:\d+)$")
 NOT_MEASURED = "not measured in this run"
+SUMMARY_BEGIN = ("<!-- summary: written by benchmarks/report.py --readme from "
+                 "results/; do not edit -->")
+SUMMARY_END = "<!-- end of the summary -->"
+# A measured figure: a ratio (1.5x) or a time (0.1 ms, 13 us, 1.4 ns) or a
+# share (40%).
+FIGURE = re.compile(r"(?<![\w.-])\d[\d,]*(\.\d+)?\s?(x|ns|us|ms|%)(?![\w])")
 
 
 def row_key(run_name):
@@ -259,10 +274,80 @@ def hand_written(path):
     return text[i:j + len(HAND_END)].split("\n")
 
 
+def summary(r):
+    """The README's table: each target of RESULTS.md, its ratio, verdict."""
+    out = []
+    w = out.append
+    w("Generated from `results/` by `benchmarks/report.py --readme` (the "
+      "targets of [`RESULTS.md`](RESULTS.md); its other rows and tables "
+      "have no target). Ratios are medians of one run, rows side by side; "
+      "absolute times are in RESULTS.md.\n")
+    table(w, ["measure", "ratio", "target", "verdict"],
+          [[row[0], row[3], row[4], row[5]] for row, _ in target_rows(r)
+           if row[4] != "report"])
+    return "\n".join(out)
+
+
+def with_summary(text, r, path):
+    i, j = text.find(SUMMARY_BEGIN), text.find(SUMMARY_END)
+    if i < 0 or j < i:
+        sys.exit("%s: no summary markers (%s ... %s)" % (
+            path, SUMMARY_BEGIN, SUMMARY_END))
+    return text[:i + len(SUMMARY_BEGIN)] + "\n" + summary(r) + "\n" + \
+        text[j:]
+
+
+def stray_figures(text, path):
+    """Figures of benchmarks/README.md outside its generated table."""
+    i, j = text.find(SUMMARY_BEGIN), text.find(SUMMARY_END)
+    out = []
+    for n, line in enumerate(text.split("\n"), 1):
+        pos = sum(len(x) + 1 for x in text.split("\n")[:n - 1])
+        if i <= pos <= j:
+            continue
+        for m in FIGURE.finditer(line):
+            out.append("%s:%d: the figure `%s` is not from the generated "
+                       "summary (give it there, from RESULTS.md, or drop it)"
+                       % (path, n, m.group(0)))
+    return out
+
+
+def header_args(path, args):
+    """The date, commit and machine RESULTS.md already gives."""
+    text = open(path).read()
+    for key, attr in (("date", "date"), ("commit", "commit"),
+                      ("machine", "model")):
+        m = re.search(r"^\| %s \| (.*) \|$" % key, text, re.M)
+        if m:
+            v = m.group(1)
+            if key == "commit":
+                v = v.strip("`")
+            if key == "machine":
+                v = re.sub(r", [\d/?]+ CPUs$", "", v)
+            setattr(args, attr, v)
+
+
+def check(path, want, have):
+    if want == have:
+        print("%s: as report.py writes it" % path)
+        return 0
+    import difflib
+    sys.stdout.writelines(difflib.unified_diff(
+        have.splitlines(True), want.splitlines(True), path + " (committed)",
+        path + " (from results/)", n=1))
+    print("%s: differs from what report.py writes from results/ (+ lines); "
+          "regenerate: python3 benchmarks/report.py --results "
+          "benchmarks/results %s" % (path, "--readme " + path if path.endswith(
+              "README.md") else "--out %s (or tools/bench.sh)" % path))
+    return 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
     ap.add_argument("--out")
+    ap.add_argument("--readme")
+    ap.add_argument("--check", action="store_true")
     for flag in ("--commit", "--date", "--model"):
         ap.add_argument(flag, default="unknown")
     ap.add_argument("--gnuplot-vars", action="store_true")
@@ -275,9 +360,31 @@ def main():
             print("t%d='%s: %s';" % (i, label, "not measured" if c is None else
                                      "peak {threads_peak}, end {threads_end} "
                                      "threads ({pools_end} pools)".format(**c)))
-        return
+        return 0
+    if args.readme:
+        have = open(args.readme).read()
+        want = with_summary(have, r, args.readme)
+        if args.check:
+            stray = stray_figures(have, args.readme)
+            if stray:
+                print("\n".join(stray))
+            return check(args.readme, want, have) or (1 if stray else 0)
+        with open(args.readme, "w") as f:
+            f.write(want)
+        return 0
     if not args.out:
-        ap.error("--out is required unless --gnuplot-vars")
+        ap.error("--out or --readme is required unless --gnuplot-vars")
+    if args.check:
+        header_args(args.out, args)
+    text = results_md(r, args)
+    if args.check:
+        return check(args.out, text, open(args.out).read())
+    with open(args.out, "w") as f:
+        f.write(text)
+    return 0
+
+
+def results_md(r, args):
     out = []
     w = out.append
     write_header(w, r, args)
@@ -298,10 +405,8 @@ def main():
       "`benchmarks/results/*.json`. Reproduce: `tools/bench.sh`. Why a "
       "target is missed: the hand-written section below.\n" % (
           "\n".join(missed) or "None."))
-    text = "\n".join(out + hand_written(args.out)) + "\n"
-    with open(args.out, "w") as f:
-        f.write(text)
+    return "\n".join(out + hand_written(args.out)) + "\n"
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -24,14 +24,26 @@
 //                                    rcupool_reset 1 -> 2 (a create) with
 //                                    long_reader: another thread inside
 //                                    100 ms read-side sections back to
-//                                    back; no_reader: none
+//                                    back, each timed reset started right
+//                                    after the reader entered a section,
+//                                    so a reset that waited for it would
+//                                    take about 100 ms (p50_ms, compared
+//                                    with that 100 ms); the counter
+//                                    inside_same_section is the share of
+//                                    resets that returned while the reader
+//                                    was still inside the section it held
+//                                    when they began; no_reader: none
 //   BM_Reset_KeptSizeUnderReader/<reader>
 //                                    the same for a reuse (pins keep both
 //                                    sizes), so only the publish is timed
 //   BM_Reclaim_ResetToFreed          from rcupool_reset returning to the
 //                                    retired (never pinned) pool being freed
 //   BM_Reclaim_LastUnpinToFreed      from the last unpin of a kept pool
-//                                    returning to its free
+//                                    returning to its free, on a manager
+//                                    that keeps it warm for kLingerMs
+//                                    (warm_pools default): the linger,
+//                                    then the reclaim; the counter
+//                                    over_linger_ms is p50_ms - kLingerMs
 //   BM_Reclaim_BareCallRcu           liburcu alone: call_rcu to its callback
 //                                    (the floor the two above sit on)
 //
@@ -56,7 +68,8 @@
 //                                    besides the manager's own bookkeeping
 //                                    (replica_over_create)
 //
-// Warm widths are off (RCUPOOL_WARM_NONE) on every manager here: with them
+// Warm widths are off (RCUPOOL_WARM_NONE) on every manager here but
+// BM_Reclaim_LastUnpinToFreed's: with them
 // on, the pool a reset retires or a pin
 // lets go stays warm for its width, and the next reset to it is a reuse.
 //
@@ -96,10 +109,12 @@ uint64_t Iterations(const benchmark::State &state) {
   return static_cast<uint64_t>(state.iterations());
 }
 
-rcupool_t *Create(size_t threads, uint32_t warm_pools = RCUPOOL_WARM_NONE) {
+rcupool_t *Create(size_t threads, uint32_t warm_pools = RCUPOOL_WARM_NONE,
+                  uint32_t warm_ms = 0) {
   rcupool_options_t opts{};
   opts.threads = threads;
   opts.warm_pools = warm_pools;
+  opts.warm_ms = warm_ms;
   rcupool_t *m = nullptr;
   return rcupool_create(&opts, &m) == 0 ? m : nullptr;
 }
@@ -179,6 +194,8 @@ void BM_Reset_BackToKeptSize(benchmark::State &state) {
   rcupool_destroy(m);
 }
 
+void ReportPercentiles(benchmark::State &state, std::vector<double> ms);
+
 // Another thread inside back-to-back 100 ms read-side sections.
 class LongReader {
  public:
@@ -190,6 +207,15 @@ class LongReader {
     thread_.join();
   }
   uint64_t sections() const { return sections_.load(); }
+  // Waits until the reader is inside a section that began after `after`
+  // sections ended; returns the number of sections ended before it.
+  uint64_t WaitNewSection(uint64_t after) const {
+    for (;;) {
+      uint64_t n = sections_.load();
+      if (n > after && inside_.load()) return n;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
 
  private:
   void Run() {
@@ -198,8 +224,11 @@ class LongReader {
       benchmark::DoNotOptimize(rcupool_current(m_));
       inside_.store(true);
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      rcupool_read_unlock();
+      // Not inside from here: count the section before it ends, so a
+      // reset that began inside it and returns after sees the count move.
+      inside_.store(false);
       sections_.fetch_add(1);
+      rcupool_read_unlock();
     }
   }
   rcupool_t *m_;
@@ -211,15 +240,22 @@ class LongReader {
 void BM_Reset_NewSizeUnderReader(benchmark::State &state, bool with_reader) {
   rcupool_t *m = Create(1);
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
+  std::vector<double> ms;
+  uint64_t inside_same = 0;
   {
     std::unique_ptr<LongReader> reader;
     if (with_reader) reader = std::make_unique<LongReader>(m);
-    uint64_t created = Stats(m).pools_created;
+    uint64_t created = Stats(m).pools_created, ended = 0;
     for (auto _ : state) {
+      // Untimed: start the reset just after the reader entered a section
+      // (the barrier below ends with the section it waited for).
+      if (reader) ended = reader->WaitNewSection(ended);
       auto t0 = Clock::now();
       int err = rcupool_reset(m, 2);
       auto t1 = Clock::now();
       state.SetIterationTime(Seconds(t0, t1));
+      ms.push_back(Seconds(t0, t1) * 1e3);
+      if (reader && reader->sections() == ended) inside_same++;
       if (err != 0) return state.SkipWithError("reset failed");
       rcupool_reset(m, 1);
       rcupool_barrier(m);  // waits for the reader's section to end
@@ -230,8 +266,13 @@ void BM_Reset_NewSizeUnderReader(benchmark::State &state, bool with_reader) {
     }
     if (Stats(m).pools_created - created < Iterations(state))
       state.SkipWithError("a timed reset did not create a pool");
-    if (reader) state.counters["reader_sections"] = reader->sections();
+    if (reader) {
+      state.counters["reader_sections"] = reader->sections();
+      state.counters["inside_same_section"] =
+          static_cast<double>(inside_same) / Iterations(state);
+    }
   }
+  ReportPercentiles(state, ms);
   rcupool_destroy(m);
 }
 
@@ -294,8 +335,9 @@ double MsUntilNextFree(rcupool_t *m, Release release) {
 // sample(m, next, &error) with next alternating 2, 1, ..., which returns a
 // latency in ms or sets error.
 template <typename Sample>
-void ReclaimRow(benchmark::State &state, Sample sample) {
-  rcupool_t *m = Create(1);
+void ReclaimRow(benchmark::State &state, Sample sample,
+                uint32_t warm_pools = RCUPOOL_WARM_NONE, uint32_t warm_ms = 0) {
+  rcupool_t *m = Create(1, warm_pools, warm_ms);
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
   std::vector<double> ms;
   size_t next = 2;
@@ -321,6 +363,10 @@ void BM_Reclaim_ResetToFreed(benchmark::State &state) {
   });
 }
 
+// How long BM_Reclaim_LastUnpinToFreed's manager keeps an unpinned pool
+// warm before it goes: the row measures that linger plus the reclaim.
+constexpr uint32_t kLingerMs = 50;
+
 void BM_Reclaim_LastUnpinToFreed(benchmark::State &state) {
   ReclaimRow(state, [](rcupool_t *m, size_t next, const char **error) {
     rcupool_pin_t pin = {};
@@ -338,7 +384,10 @@ void BM_Reclaim_LastUnpinToFreed(benchmark::State &state) {
     double t = MsUntilNextFree(m, [&] { rcupool_unpin(&pin); });
     if (t < 0) *error = "unpinned pool not freed within 2 s";
     return t;
-  });
+  }, 0 /* warm_pools: the default */, kLingerMs);
+  state.counters["linger_ms"] = kLingerMs;
+  if (state.counters.count("p50_ms"))
+    state.counters["over_linger_ms"] = state.counters["p50_ms"] - kLingerMs;
 }
 
 struct Stamp {

@@ -11,7 +11,13 @@
 #   rcupool_deps::cpuinfo      -lcpuinfo
 #   rcupool_deps::urcu         -lurcu-<flavor> -lurcu-common (inline.h inlines it)
 #   rcupool_deps::xnnpack      -lXNNPACK
-include_guard(GLOBAL)
+#
+# Read again by every find_package(rcupool) (no include guard): imported
+# targets are seen only in the directory that made them and below, so two
+# sibling subdirectories of one project that each find rcupool each need
+# their own targets and their own rcupool_DEPENDENCIES_FOUND. What is found
+# is cached, so a second reading only defines the targets where they are
+# missing.
 
 find_package(Threads REQUIRED)
 

@@ -2,12 +2,13 @@
 /*
  * The barrier: rcupool_barrier() waits for the reclaim thread
  * (lib/reclaim.c) to run what was queued before it and to free the pools
- * already decided; rcupool_destroy() drains the same way
- * (rcupl_reclaim_drain()).
+ * already decided; rcupool_trim() is a barrier that lets every warm pool
+ * go (lib/warm.c's pass) and waits for their frees; rcupool_destroy()
+ * drains the same way (rcupl_reclaim_drain()).
  *
  * Invariants kept here (the reclaim thread's others are lib/reclaim.c's
  * and lib/reclaim_fork.c's):
- *   RECLAIM-8. A call that waits for the reclaim thread (barrier, destroy)
+ *   BARRIER-1. A call that waits for the reclaim thread (barrier, destroy)
  *       first asks rcupl_reclaim_would_wait_for_self(), the one test of "it
  *       would wait for itself": inside a read-side section, inside a task
  *       or on a pool worker, or on the reclaim thread. There it returns
@@ -16,8 +17,16 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "reclaim.h"
 #include "reclaim_queue.h"
+#include "warm.h"
+#include "worker.h"
 
 bool rcupl_reclaim_would_wait_for_self(void) {
   return rcupl_read_ongoing() || rcupl_in_task() ||
@@ -55,8 +64,9 @@ int rcupl_reclaim_drain(rcupool_t *m) {
   return err;
 }
 
-int rcupool_barrier(rcupool_t *m) {
-  if (m == NULL) return -EINVAL;
+/* rcupool_barrier() without its argument check and its delivery: the
+ * drain, m's warm pass, the drain again (WARM-4). */
+static int rcupl_barrier(rcupool_t *m) {
   int err = 0;
   if (rcupl_reclaim_would_wait_for_self()) {
     rcupl_log(RCUPOOL_LOG_ERROR,
@@ -71,6 +81,29 @@ int rcupool_barrier(rcupool_t *m) {
     rcupl_log(RCUPOOL_LOG_ERROR,
               "barrier: cannot start the reclaim thread; frees wait (%d)", err);
   }
+  return err;
+}
+
+int rcupool_barrier(rcupool_t *m) {
+  if (m == NULL) return -EINVAL;
+  int err = rcupl_barrier(m);
   rcupl_log_deliver();
   return err;
+}
+
+int rcupool_trim(rcupool_t *m) {
+  if (m == NULL) return -EINVAL;
+  /* Retires queued before the call end first, so a pool retired just now
+   * is warm by the pass; then the released pools' frees are waited for. */
+  int err = rcupl_barrier(m);
+  rcupl_log_deliver();
+  if (err != 0) return err;
+  size_t n = rcupl_warm_pass(m, true);
+  err = rcupl_barrier(m);
+  rcupl_log_deliver();
+  if (n != 0)
+    rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm pools",
+              (void *)m, n);
+  rcupl_log_deliver();
+  return err != 0 ? err : (int)n;
 }

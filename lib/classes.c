@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "classes.h"
-#include "internal.h"
+#include "log_internal.h"
 #include "testing.h"
 
 /* --- CPU sets ------------------------------------------------------------- */

@@ -35,7 +35,12 @@
 #include <unistd.h>
 
 #include "classes.h"
-#include "internal.h"
+#include "cpus.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "rcupool/rcupool.h"
 #include "testing.h"
 
 static pthread_mutex_t cpus_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -77,7 +82,7 @@ struct rcupl_cores {
 static bool rcupl_cores_in_mask(const cpu_set_t *mask, size_t bytes,
                                 struct rcupl_cores *out) {
   out->performance = out->any = 0;
-  if (!cpuinfo_initialize()) return false;
+  if (rcupl_fault(RCUPL_FAULT_CPUINFO) || !cpuinfo_initialize()) return false;
   uint32_t ncores = cpuinfo_get_cores_count();
   uint32_t nprocs = cpuinfo_get_processors_count();
   const struct cpuinfo_core *cores = cpuinfo_get_cores();
@@ -180,6 +185,7 @@ size_t rcupl_cpus_thread_count(void) {
   struct rcupl_default_size ds;
   rcupl_cpus_compute(&ds);
   rcupl_mutex_lock(&cpus_lock);
+  rcupl_hold_point(RCUPL_HOLD_CPUS_LOCK);
   bool fresh = strcmp(ds.line, last_line) != 0;
   if (fresh) memcpy(last_line, ds.line, sizeof last_line);
   rcupl_mutex_unlock(&cpus_lock);
@@ -187,11 +193,15 @@ size_t rcupl_cpus_thread_count(void) {
   return ds.threads;
 }
 
+void rcupl_cpus_fork_prepare(void) { rcupl_mutex_lock(&cpus_lock); }
+void rcupl_cpus_fork_parent(void) { rcupl_mutex_unlock(&cpus_lock); }
+void rcupl_cpus_fork_child(void) { rcupl_mutex_unlock(&cpus_lock); }
+
 /* --- RCUPOOL_NUM_THREADS --------------------------------------------------- */
 
 size_t rcupl_cpus_env_thread_count(void) {
   const char *text = getenv(RCUPOOL_ENV_NUM_THREADS);
-  if (text == NULL) return 0;
+  if (text == NULL || text[0] == '\0') return 0; /* unset, or set empty */
   const char *s = text;
   while (*s == ' ' || *s == '\t') s++;
   char *end = NULL;

@@ -30,4 +30,11 @@ size_t rcupl_cpus_thread_count(void);
  * else 0 (an invalid value is logged). Read by rcupool_default() only. */
 size_t rcupl_cpus_env_thread_count(void);
 
+/* fork (lib/fork.c, FORK-2): prepare takes cpus_lock (a leaf lock, held
+ * for a compare and a copy of the sizing line), parent and child release
+ * it. */
+void rcupl_cpus_fork_prepare(void);
+void rcupl_cpus_fork_parent(void);
+void rcupl_cpus_fork_child(void);
+
 #endif /* RCUPOOL_LIB_CPUS_H */

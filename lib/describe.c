@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rcupool_describe(): what a pool would get in this process, as text, for
- * tools/rcupool_info and for users who ask "why this size, where".
+ * the rcupool_info tool (tools/rcupool_info.c) and for users who ask "why this size, where".
  *
  * Invariants kept here:
  *   DESCRIBE-1. It creates no manager and no thread, takes no manager
@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "classes.h"
+#include "cpus.h"
+#include "log_internal.h"
+#include "placement.h"
 
 int rcupool_describe(char *buf, size_t size) {
   if (buf == NULL && size > 0) return -EINVAL;

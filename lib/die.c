@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "die.h"
+#include "rcupool/rcupool.h"
 
 void rcupl_write_stderr(const char *text, size_t len) {
   for (size_t done = 0; done < len;) {

@@ -19,7 +19,7 @@
  *   FOLLOW-3. Who checks: rcupool_parallelize_1d() outside a scope, after
  *       its work (rcupl_follow_maybe: a relaxed load of m->chosen, a
  *       CLOCK_MONOTONIC_COARSE read and a load of follow_due_ns; measured
- *       in benchmarks/follow_bench.cc), and rcupool_follow_now(). At most
+ *       in benchmarks/placement_bench.cc), and rcupool_follow_now(). At most
  *       one thread checks per period: the due time is claimed by a
  *       compare-and-swap. Nothing else: no timer, no thread wakes an idle
  *       process; the read side, pin and unpin never look (they stay
@@ -32,18 +32,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
+#include "cpus.h"
 #include "follow.h"
-#include "internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "reset.h"
 #include "testing.h"
 
 uint64_t rcupl_follow_period_ns =
     (uint64_t)RCUPOOL_FOLLOW_PERIOD_MS * UINT64_C(1000000);
-
-void rcupl_follow_init(rcupool_t *m) {
-  if (m->follow) rcupl_cpus_compute(&m->follow_last);
-  m->follow_due_ns = rcupl_follow_clock_ns() +
-                     __atomic_load_n(&rcupl_follow_period_ns, __ATOMIC_RELAXED);
-}
 
 static void rcupl_follow_part(char *buf, size_t len, const char *what,
                               size_t from, size_t to, const char *zero) {
@@ -77,9 +75,37 @@ void rcupl_follow_describe(const struct rcupl_default_size *from,
   if (buf[0] == '\0') snprintf(buf, len, "%s", to->line);
 }
 
+/* A reset to ds->threads made by following the limits: under m->writer,
+ * does nothing when the count was chosen meanwhile (FOLLOW-1) or the
+ * current pool already has that size; records ds as the limits last seen;
+ * counts and logs the change. Returns 1 when it reset, 0 when not, or the
+ * reset's error. Call without m's locks. */
+static int rcupl_follow_reset(rcupool_t *m,
+                              const struct rcupl_default_size *ds) {
+  rcupl_mutex_lock(&m->writer);
+  if (__atomic_load_n(&m->chosen, __ATOMIC_RELAXED) ||
+      m->current->threads == ds->threads) {
+    m->follow_last = *ds; /* FOLLOW-2: under writer */
+    rcupl_mutex_unlock(&m->writer);
+    return 0;
+  }
+  char what[160];
+  rcupl_follow_describe(&m->follow_last, ds, what, sizeof what);
+  const size_t from = m->current->threads;
+  m->follow_last = *ds;
+  int err = rcupl_reset_writer_held(m, ds->threads, false);
+  if (err != 0) return err;
+  rcupl_mutex_lock(&m->lock);
+  m->follows++;
+  rcupl_mutex_unlock(&m->lock);
+  rcupl_log(RCUPOOL_LOG_INFO, "manager %p: default size %zu -> %zu: %s",
+            (void *)m, from, ds->threads, what);
+  return 1;
+}
+
 int rcupl_follow_check(rcupool_t *m, bool force) {
   if (!m->follow || __atomic_load_n(&m->chosen, __ATOMIC_RELAXED)) return 0;
-  uint64_t now = rcupl_follow_clock_ns();
+  uint64_t now = rcupl_coarse_now_ns();
   uint64_t due = __atomic_load_n(&m->follow_due_ns, __ATOMIC_RELAXED);
   uint64_t next =
       now + __atomic_load_n(&rcupl_follow_period_ns, __ATOMIC_RELAXED);
@@ -90,14 +116,12 @@ int rcupl_follow_check(rcupool_t *m, bool force) {
   if (force) __atomic_store_n(&m->follow_due_ns, next, __ATOMIC_RELAXED);
   struct rcupl_default_size ds;
   rcupl_cpus_compute(&ds); /* FOLLOW-4: no lock held */
-  return rcupl_reset_follow(m, &ds);
+  return rcupl_follow_reset(m, &ds);
 }
 
 void rcupl_follow_set_period_ns(uint64_t ns) {
   __atomic_store_n(&rcupl_follow_period_ns, ns, __ATOMIC_RELAXED);
 }
-
-void rcupl_follow_maybe_for_bench(rcupool_t *m) { rcupl_follow_maybe(m); }
 
 int rcupool_follow_now(rcupool_t *m) {
   if (m == NULL) return -EINVAL;

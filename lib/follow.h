@@ -10,12 +10,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "clock.h"
 #include "cpus.h"
 #include "manager_internal.h"
-
-/* Sets m's follow state at create: the limits seen now, the first check
- * due a period from now. */
-void rcupl_follow_init(rcupool_t *m);
 
 /* What changed from `from` to `to`, as "affinity mask 2 -> 1 CPUs; cgroup
  * quota none -> 1 CPU" (NUL-terminated). */
@@ -30,18 +27,11 @@ int rcupl_follow_check(rcupool_t *m, bool force);
 /* The test hook's period (ns; testing.h). */
 extern uint64_t rcupl_follow_period_ns;
 
-/* The coarse clock the due test reads (FOLLOW-3). */
-static inline uint64_t rcupl_follow_clock_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
-
 /* The check a parallel call makes after its work (FOLLOW-3): two loads of
  * m and a coarse clock read unless a check is due. */
 static inline void rcupl_follow_maybe(rcupool_t *m) {
   if (!m->follow || __atomic_load_n(&m->chosen, __ATOMIC_RELAXED)) return;
-  if (__builtin_expect(rcupl_follow_clock_ns() <
+  if (__builtin_expect(rcupl_coarse_now_ns() <
                            __atomic_load_n(&m->follow_due_ns, __ATOMIC_RELAXED),
                        1))
     return;

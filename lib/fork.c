@@ -18,10 +18,10 @@
  *                another handler of this fork already holds liburcu-bp's
  *                locks (FORK-3: another copy of rcupool, or the
  *                application), the batch may be waiting for them: it is not
- *                waited for, and the child resumes it (RECLAIM-12);
+ *                waited for, and the child resumes it (RECLAIM_FORK-2);
  *             2. default_lock -> the default manager's writer (and its
  *                spare, FORK-4);
- *             3. memb: the grace-period gate (RECLAIM-11: no grace
+ *             3. memb: the grace-period gate (RECLAIM-9: no grace
  *                period of the library in flight, as liburcu-memb's own
  *                grace-period lock has no fork hook), then fork_lock for
  *                writing (MEMB-4/5); bp: liburcu-bp's fork hook (FORK-3),
@@ -31,7 +31,11 @@
  *                may hold in its own prepare, holds the gate; the bp child
  *                re-initialises it instead (no grace period runs there);
  *             4. the reclaim queue lock -> the list of managers -> every
- *                manager's lock (MANAGER-6) -> the log queue's lock.
+ *                manager's lock (MANAGERS-1) -> the log queue's lock ->
+ *                limits_lock -> cpus_lock (leaf locks, held for a copy).
+ *           A private manager's writer is not taken (FORK-7). The table of
+ *           every lock of lib/ and what each handler does with it is
+ *           docs/design.md's ("Every lock a fork can catch").
  *           Parent releases them in reverse; the child releases those this
  *           thread took and re-initialises what other threads waited on.
  *           glibc runs the handlers of forks made on different threads
@@ -63,14 +67,14 @@
  *           may have been inside a read-side section (a grace period of the
  *           child would otherwise wait for it forever).
  *   FORK-4. The child handler allocates nothing, starts no thread and calls
- *           no log hook. For every manager (MANAGER-6: private ones too) it
+ *           no log hook. For every manager (MANAGERS-1: private ones too) it
  *           marks every inherited pool an orphan (never dispatched to
  *           through the manager, never joined, its threads not counted in
  *           threads_alive); a pool already at refs zero whose hand-over to
  *           the reclaim thread the fork cut off (its unpinning thread does
  *           not exist here) is queued; the dispatch references of threads
  *           that do not exist here are dropped (lib/parallel.c,
- *           PARALLEL-6) and a pool that reaches zero by that is queued as
+ *           PARALLEL-4) and a pool that reaches zero by that is queued as
  *           well. Pins are kept: a pin is caller-owned memory the child
  *           has too, and unpinning it there is valid (it lets the orphan
  *           go). For the default manager it then publishes the 1-thread
@@ -92,11 +96,41 @@
  *           the memb grace period prepare waits for, waits for that
  *           section): prepare detects it and dies with a message
  *           (rcupl_die: stderr, no hook, no lock).
+ *   FORK-7. A private manager's writer is re-initialised in the child, not
+ *           taken in prepare: its holder may be a destroy draining the
+ *           reclaim queue, which waits for the reclaim thread, which a
+ *           pending fork holds back (RECLAIM-7), and the list of managers
+ *           cannot be walked to take them before step 1 without holding
+ *           managers_mu, which the reclaim thread's passes need. What the
+ *           writer guards beyond m->lock (which prepare holds, so every
+ *           bookkeeping change is whole) is a reset's or a sized pin's pool
+ *           start (a pool not yet listed: its memory stays allocated in the
+ *           child), a reset's retire counted under m->lock and not yet
+ *           queued (the child drops that retire reference: no reader of
+ *           the parent's threads exists here), a sized pin's pool listed
+ *           with the pin of a thread the child does not have (as any pin of
+ *           another thread: the child cannot destroy that manager, -EBUSY),
+ *           and a destroy (the child must not use a manager its parent was
+ *           destroying). The forking thread never holds a writer: no user
+ *           code runs under one (LOG-1).
  */
 #include <pthread.h>
 #include <signal.h>
 
-#include "internal.h"
+#include "cpus.h"
+#include "die.h"
+#include "fork.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "managers.h"
+#include "parallel.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "reclaim.h"
+#include "urcu_flavor.h"
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 /* Set in prepare, read in parent/child: this copy called liburcu-bp's
@@ -104,6 +138,11 @@ static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
  * glibc's atfork lock. */
 static bool called_urcu_hooks;
 static bool took_manager;
+/* The default manager's part (fork.h), set once by rcupl_fork_register
+ * (release) while the library loads; `side` is what prepare read, for its
+ * parent and child handler (the forking thread's only, like the above). */
+static const struct rcupl_fork_default *default_side;
+static const struct rcupl_fork_default *side;
 
 static bool rcupl_every_signal_blocked(void) {
   sigset_t cur;
@@ -123,11 +162,12 @@ static void rcupl_fork_prepare(void) {
   /* bp: another handler of this fork (another copy of rcupool, or the
    * application) may hold liburcu-bp's locks already (FORK-3); a running
    * callback batch may then wait for them, so it cannot be waited out
-   * (RECLAIM-12: the child resumes it). */
+   * (RECLAIM_FORK-2: the child resumes it). */
   bool urcu_taken = RCUPL_URCU_HAS_FORK_HOOKS && rcupl_every_signal_blocked();
   rcupl_reclaim_fork_hold(!urcu_taken);
-  rcupl_default_fork_prepare();
-  rcupool_t *m = rcupl_default_peek();
+  side = __atomic_load_n(&default_side, __ATOMIC_ACQUIRE);
+  if (side != NULL) side->prepare();
+  rcupool_t *m = side != NULL ? side->peek() : NULL;
   took_manager = m != NULL;
   if (m != NULL) {
     rcupl_mutex_lock(&m->writer);
@@ -135,13 +175,13 @@ static void rcupl_fork_prepare(void) {
      * once; kept for later forks until a child consumes its copy. */
     if (m->spare == NULL) {
       struct rcupl_pool *spare;
-      if (rcupl_pool_create(m, 1, &m->placement, "fork", &spare) == 0)
+      if (rcupl_manager_pool_create(m, 1, &m->placement, "fork", &spare) == 0)
         m->spare = spare;
     }
   }
   called_urcu_hooks = false;
   if (!RCUPL_URCU_HAS_FORK_HOOKS) {
-    rcupl_reclaim_fork_gate_prepare(); /* RECLAIM-11: no grace period in flight */
+    rcupl_reclaim_fork_gate_prepare(); /* RECLAIM-9: no grace period in flight */
     rcupl_rcu_fork_prepare();          /* MEMB-4 */
     called_urcu_hooks = true;
   } else if (!urcu_taken) {
@@ -151,17 +191,21 @@ static void rcupl_fork_prepare(void) {
   rcupl_reclaim_fork_prepare();
   rcupl_managers_fork_prepare();
   rcupl_log_fork_prepare();
+  rcupl_limits_fork_prepare();
+  rcupl_cpus_fork_prepare();
 }
 
 static void rcupl_fork_parent(void) {
+  rcupl_cpus_fork_parent();
+  rcupl_limits_fork_parent();
   rcupl_log_fork_parent();
   rcupl_managers_fork_parent();
   rcupl_reclaim_fork_parent();
   if (called_urcu_hooks) rcupl_rcu_fork_parent();
   if (!RCUPL_URCU_HAS_FORK_HOOKS) rcupl_reclaim_fork_gate_parent();
-  rcupool_t *m = took_manager ? rcupl_default_peek() : NULL;
+  rcupool_t *m = took_manager ? side->peek() : NULL;
   if (m != NULL) rcupl_mutex_unlock(&m->writer);
-  rcupl_default_fork_parent();
+  if (side != NULL) side->parent();
 }
 
 /* The default manager in the child, after its pools became orphans, with
@@ -183,14 +227,28 @@ static void rcupl_fork_child_default(rcupool_t *m) {
   /* No reader of the parent's threads exists here (FORK-6: not even this
    * thread's): the manager's reference of the old pool can go at once. */
   old->managed = false;
-  if (rcupl_pool_put(old)) rcupl_reclaim_free_later_quiet(old);
+  if (rcupl_pool_put(old))
+    rcupl_reclaim_free_later_quiet(old, "fork child: replaced by the spare");
 }
 
 /* Every manager in the child, with its lock held by this thread and no
  * other thread alive (FORK-4). */
 static void rcupl_fork_child_orphans(rcupool_t *m) {
+  const bool writer_taken = m->is_default && took_manager && m == side->peek();
+  if (!writer_taken) {
+    /* FORK-7: a thread of the parent may have held it; none exists here. */
+    rcupl_mutex_init(&m->writer);
+  }
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
+    /* FORK-7: a retire counted under m->lock by a reset whose thread is
+     * not here, and not yet queued, is dropped: no reader of the parent's
+     * threads exists here (FORK-6), and a managed pool keeps refs >= 1. */
+    unsigned queued = rcupl_reclaim_fork_child_retires_queued(p);
+    while (p->retires_pending > queued) {
+      p->retires_pending--;
+      rcupl_pool_put(p);
+    }
     p->fork_orphan = true;
     /* Dispatch references of threads that do not exist here are dropped;
      * this thread's own, if it forked from a task of its own dispatch,
@@ -206,22 +264,23 @@ static void rcupl_fork_child_orphans(rcupool_t *m) {
       /* A warm orphan is never reused (RESET-2): the manager lets it go
        * now (WARM-3 would at its first pass). */
       p->managed = false;
-      if (rcupl_pool_put(p)) rcupl_reclaim_free_later_quiet(p);
+      if (rcupl_pool_put(p)) rcupl_reclaim_free_later_quiet(p, "fork orphan");
     }
   }
-  if (m->is_default && m == rcupl_default_peek() && took_manager)
-    rcupl_fork_child_default(m);
+  if (writer_taken) rcupl_fork_child_default(m);
 }
 
 static void rcupl_fork_child(void) {
+  rcupl_cpus_fork_child();
+  rcupl_limits_fork_child();
   rcupl_log_fork_child();
   rcupl_reclaim_fork_child();
   if (called_urcu_hooks) rcupl_rcu_fork_child();
   rcupl_reclaim_fork_gate_child(!RCUPL_URCU_HAS_FORK_HOOKS);
   rcupl_managers_fork_child(rcupl_fork_child_orphans);
-  rcupool_t *m = took_manager ? rcupl_default_peek() : NULL;
+  rcupool_t *m = took_manager ? side->peek() : NULL;
   if (m != NULL) rcupl_mutex_unlock(&m->writer);
-  rcupl_default_fork_child();
+  if (side != NULL) side->child();
 }
 
 static void rcupl_fork_register_once(void) {
@@ -236,10 +295,14 @@ static void rcupl_fork_register_once(void) {
               err);
 }
 
-void rcupl_fork_register(void) {
+void rcupl_fork_register(const struct rcupl_fork_default *d) {
+  const struct rcupl_fork_default *none = NULL;
+  if (d != NULL)
+    __atomic_compare_exchange_n(&default_side, &none, d, false,
+                                __ATOMIC_RELEASE, __ATOMIC_RELAXED);
   pthread_once(&fork_once, rcupl_fork_register_once);
 }
 
 __attribute__((constructor)) static void rcupl_fork_register_at_load(void) {
-  rcupl_fork_register();
+  rcupl_fork_register(NULL);
 }

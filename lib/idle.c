@@ -18,7 +18,10 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "idle.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "rcupool/rcupool.h"
 
 /* The library's default: yield (benchmarks/README.md, "Idle workers", has why). */
 #define RCUPL_IDLE_LIBRARY_DEFAULT RCUPOOL_IDLE_YIELD

@@ -47,7 +47,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "rcupool/rcupool.h"
 #include "testing.h"
 
 /* --- the library's maximum (LIMITS-3) ------------------------------------- */
@@ -91,7 +95,7 @@ bool rcupl_limits_threads_can_start(size_t threads) {
     started++;
   rcupl_mutex_lock(&pr.mu);
   pr.go = true;
-  pthread_cond_broadcast(&pr.cv);
+  rcupl_cond_broadcast(&pr.cv);
   rcupl_mutex_unlock(&pr.mu);
   for (size_t i = 0; i < started; i++) pthread_join(t[i], NULL);
   free(t);
@@ -304,9 +308,14 @@ size_t rcupl_limits_cgroup_cpus(const char *root) {
   return cpus;
 }
 
+void rcupl_limits_fork_prepare(void) { rcupl_mutex_lock(&limits_lock); }
+void rcupl_limits_fork_parent(void) { rcupl_mutex_unlock(&limits_lock); }
+void rcupl_limits_fork_child(void) { rcupl_mutex_unlock(&limits_lock); }
+
 size_t rcupl_limits_cpu_quota(void) {
   char root[PATH_MAX];
   rcupl_mutex_lock(&limits_lock);
+  rcupl_hold_point(RCUPL_HOLD_LIMITS_LOCK);
   memcpy(root, cgroup_root, sizeof root);
   rcupl_mutex_unlock(&limits_lock);
   return rcupl_limits_cgroup_cpus(root);

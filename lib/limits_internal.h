@@ -26,4 +26,10 @@ void rcupl_limits_set_cgroup_root(const char *root);
  * before a pool of threads + 1 threads starts. */
 bool rcupl_limits_threads_can_start(size_t threads);
 
+/* fork (lib/fork.c, FORK-2): prepare takes limits_lock (a leaf lock, held
+ * for a copy of the cgroup root), parent and child release it. */
+void rcupl_limits_fork_prepare(void);
+void rcupl_limits_fork_parent(void);
+void rcupl_limits_fork_child(void);
+
 #endif /* RCUPOOL_LIB_LIMITS_INTERNAL_H */

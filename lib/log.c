@@ -4,13 +4,13 @@
  * application's own threads.
  *
  * Invariants:
- *   LOG-1. No user code inside the library's machinery (design invariant
- *          8). rcupl_log() only formats a record and queues it (lq.mu is a
+ *   LOG-1. No user code inside the library's machinery (docs/log.md says
+ *          it to users). rcupl_log() only formats a record and queues it (lq.mu is a
  *          leaf lock held for a copy, never while anything else runs): it
  *          may be called anywhere, with any rcupool lock held, on the
  *          reclaim thread, on a pool worker. The hook runs only in
  *          rcupl_log_deliver(), called at the end of a public call, and only
- *          on a thread where rcupl_log_may_deliver() holds: no rcupool lock
+ *          on a thread where lib/log_deliver.c's gate holds: no rcupool lock
  *          held by the thread (rcupl_locks_held), not the reclaim thread, not
  *          a pool worker or inside a task, not inside a read-side section,
  *          not already delivering. While a hook runs, no rcupool lock is
@@ -55,7 +55,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "die.h"
+#include "fault.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "rcupool/rcupool.h"
 
 #define RCUPL_LOG_QUEUE 256 /* records; a record is about 260 bytes */
 
@@ -81,8 +85,10 @@ static struct {
   struct rcupl_log_call *calls;
   /* Atomic, read without mu. */
   int min_level;
+  int stderr_level; /* the default sink writes records from it up */
 } lq = {.mu = PTHREAD_MUTEX_INITIALIZER,
-        .calls_done = PTHREAD_COND_INITIALIZER};
+        .calls_done = PTHREAD_COND_INITIALIZER,
+        .stderr_level = RCUPOOL_LOG_WARN};
 
 static __thread int delivering;
 
@@ -107,17 +113,16 @@ static void rcupl_log_write_stderr(rcupool_log_level_t level,
                      (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-static void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-
-static void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
+void rcupl_vlog(rcupool_log_level_t level, const char *fmt, va_list ap) {
   if ((int)level < __atomic_load_n(&lq.min_level, __ATOMIC_RELAXED)) return;
   char text[RCUPOOL_LOG_MESSAGE_MAX];
   vsnprintf(text, sizeof text, fmt, ap);
   rcupl_mutex_lock(&lq.mu);
+  rcupl_hold_point(RCUPL_HOLD_LOG_QUEUE);
   if (lq.fn == NULL && !lq.held) {
     rcupl_mutex_unlock(&lq.mu);
-    if (level >= RCUPOOL_LOG_WARN) rcupl_log_write_stderr(level, text);
+    if ((int)level >= __atomic_load_n(&lq.stderr_level, __ATOMIC_RELAXED))
+      rcupl_log_write_stderr(level, text);
     return;
   }
   if (lq.tail - lq.head == RCUPL_LOG_QUEUE) {
@@ -140,15 +145,6 @@ void rcupl_log(rcupool_log_level_t level, const char *fmt, ...) {
   va_end(ap);
 }
 
-void rcupool_log(rcupool_log_level_t level, const char *fmt, ...) {
-  if ((unsigned)level > RCUPOOL_LOG_ERROR) level = RCUPOOL_LOG_ERROR;
-  va_list ap;
-  va_start(ap, fmt);
-  rcupl_vlog(level, fmt, ap);
-  va_end(ap);
-  rcupl_log_deliver();
-}
-
 /* Pops the oldest record into *out (under lq.mu). A pending count of
  * dropped records comes first, as a warning of its own. */
 enum { RCUPL_POP_NONE = 0, RCUPL_POP_RECORD = 1, RCUPL_POP_NOTICE = 2 };
@@ -169,14 +165,8 @@ static int rcupl_log_pop_locked(rcupool_log_record_t *out) {
   return RCUPL_POP_RECORD;
 }
 
-static bool rcupl_log_may_deliver(void) {
-  return delivering == 0 && rcupl_locks_held == 0 &&
-         !rcupl_worker_on_reclaim_thread() && !rcupl_in_task() &&
-         !rcupl_read_ongoing_quiet();
-}
-
-void rcupl_log_deliver_slow(void) {
-  if (!rcupl_log_may_deliver()) return;
+void rcupl_log_deliver_now(void) {
+  if (delivering != 0) return;
   delivering = 1;
   rcupl_mutex_lock(&lq.mu);
   /* LOG-3: the records queued now, and at most one "dropped" notice. */
@@ -199,13 +189,11 @@ void rcupl_log_deliver_slow(void) {
     struct rcupl_log_call **pp = &lq.calls;
     while (*pp != &call) pp = &(*pp)->next;
     *pp = call.next;
-    pthread_cond_broadcast(&lq.calls_done);
+    rcupl_cond_broadcast(&lq.calls_done);
   }
   rcupl_mutex_unlock(&lq.mu);
   delivering = 0;
 }
-
-void rcupool_log_deliver(void) { rcupl_log_deliver(); }
 
 /* Calls of hooks installed before `epoch` still running on other threads. */
 static bool rcupl_log_old_calls_locked(uint64_t epoch) {
@@ -215,7 +203,7 @@ static bool rcupl_log_old_calls_locked(uint64_t epoch) {
   return false;
 }
 
-static void rcupl_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
+void rcupl_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
   rcupl_mutex_lock(&lq.mu);
   lq.fn = fn;
   lq.ctx = ctx;
@@ -236,15 +224,10 @@ static void rcupl_log_set_sink(rcupool_log_fn fn, void *ctx, bool held) {
                  rcupl_log_pop_locked(&rec) != RCUPL_POP_NONE;
       rcupl_mutex_unlock(&lq.mu);
       if (!got) break;
-      if (rec.level >= RCUPOOL_LOG_WARN)
+      if ((int)rec.level >= __atomic_load_n(&lq.stderr_level, __ATOMIC_RELAXED))
         rcupl_log_write_stderr(rec.level, rec.message);
     }
   }
-}
-
-void rcupool_set_log(rcupool_log_fn fn, void *ctx) {
-  rcupl_log_set_sink(fn, ctx, false);
-  rcupl_log_deliver();
 }
 
 void rcupool_log_hold(void) { rcupl_log_set_sink(NULL, NULL, true); }
@@ -260,6 +243,10 @@ int rcupool_log_take(rcupool_log_record_t *out) {
 void rcupool_set_log_level(rcupool_log_level_t min) {
   if ((unsigned)min > RCUPOOL_LOG_ERROR) min = RCUPOOL_LOG_ERROR;
   __atomic_store_n(&lq.min_level, (int)min, __ATOMIC_RELAXED);
+}
+
+void rcupl_log_set_stderr_level(rcupool_log_level_t min) {
+  __atomic_store_n(&lq.stderr_level, (int)min, __ATOMIC_RELAXED);
 }
 
 uint64_t rcupl_log_dropped(void) {
@@ -284,7 +271,7 @@ void rcupl_log_fork_child(void) {
     else
       *pp = (*pp)->next;
   }
-  pthread_cond_init(&lq.calls_done, NULL);
+  rcupl_cond_init(&lq.calls_done);
   lq.head = lq.tail;
   lq.dropped_unsaid = 0;
   rcupl_log_pending_update_locked();

@@ -32,62 +32,33 @@
  *       generation; m->generation, m->current_threads and the counters
  *       change in the same hold, so rcupool_get_stats() never sees half a
  *       publish.
- *   MANAGER-6. Every manager between create and destroy is on `managers`
- *       (under managers_mu), so fork's handlers reach every manager's
- *       pools, not only the default's (lib/fork.c, FORK-4). A manager is
- *       listed before rcupool_create() returns it and unlisted before
- *       rcupool_destroy() frees it.
+ * The list of every manager, which create and destroy keep, is
+ * lib/managers.c's (MANAGERS-1).
+ *   MANAGER-6. The default manager comes up even where no thread can
+ *       start (RLIMIT_NPROC, a pids cgroup): its first pool then has 1
+ *       thread, which pthreadpool starts none of (the caller runs the
+ *       work), a warning says so and stats count the failed start
+ *       (start_failures). Its default count stays what it was, so a later
+ *       rcupool_reset(m, 0) tries that count again. A manager made by
+ *       rcupool_create() fails instead (-EAGAIN): its caller can check.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-
-static pthread_mutex_t managers_mu = PTHREAD_MUTEX_INITIALIZER;
-static CDS_LIST_HEAD(managers); /* MANAGER-6, through rcupool_manager.all */
-
-static void rcupl_manager_list(rcupool_t *m) {
-  rcupl_mutex_lock(&managers_mu);
-  cds_list_add(&m->all, &managers);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-static void rcupl_manager_unlist(rcupool_t *m) {
-  rcupl_mutex_lock(&managers_mu);
-  cds_list_del(&m->all);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-void rcupl_managers_fork_prepare(void) {
-  rcupl_mutex_lock(&managers_mu);
-  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
-    rcupl_mutex_lock(&caa_container_of(it, struct rcupool_manager, all)->lock);
-}
-
-void rcupl_managers_fork_parent(void) {
-  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
-    rcupl_mutex_unlock(
-        &caa_container_of(it, struct rcupool_manager, all)->lock);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-void rcupl_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx) {
-  rcupl_mutex_lock(&managers_mu);
-  for (struct cds_list_head *it = managers.next; it != &managers; it = it->next)
-    fn(caa_container_of(it, struct rcupool_manager, all), ctx);
-  rcupl_mutex_unlock(&managers_mu);
-}
-
-void rcupl_managers_fork_child(void (*each)(rcupool_t *m)) {
-  for (struct cds_list_head *it = managers.next; it != &managers;
-       it = it->next) {
-    rcupool_t *m = caa_container_of(it, struct rcupool_manager, all);
-    each(m);
-    rcupl_mutex_unlock(&m->lock);
-  }
-  rcupl_mutex_unlock(&managers_mu);
-}
+#include "cpus.h"
+#include "fault.h"
+#include "idle.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "managers.h"
+#include "placement.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
+#include "warm.h"
 
 uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
                                       bool is_new, size_t threads) {
@@ -111,30 +82,45 @@ size_t rcupl_manager_default_threads(const rcupool_t *m) {
 
 /* A manager in *m with a first pool of default_threads threads (0:
  * rcupl_cpus_thread_count()) placed by pl (normalised), and the idle
- * policy idle_flags (IDLE-1: before the first pool's census reads it).
- * For rcupool_create() only. */
+ * policy idle_flags (IDLE-1: before the first pool's census reads it);
+ * with one_if_no_room, a first pool that cannot start its threads is
+ * replaced by a pool of 1 thread, which starts none (MANAGER-6). For
+ * rcupool_create() only. */
 static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
                               uint32_t idle_flags,
-                              const rcupool_placement_t *pl, bool follow) {
+                              const rcupool_placement_t *pl, bool follow,
+                              bool one_if_no_room) {
   memset(m, 0, sizeof(*m));
   CDS_INIT_LIST_HEAD(&m->pools);
   m->default_threads = default_threads;
   m->idle_flags = idle_flags;
   m->placement = *pl;
   m->follow = follow && default_threads == 0;
-  rcupl_follow_init(m);
+  /* FOLLOW-1: the limits as they are now; the first parallel call checks
+   * them again (follow_due_ns 0), later ones once a period. */
+  if (m->follow) rcupl_cpus_compute(&m->follow_last);
   rcupl_warm_set(m, 0, 0); /* rcupl_manager_create sets the options' values */
   if (pthread_mutex_init(&m->writer, NULL) != 0) return -ENOMEM;
   if (pthread_mutex_init(&m->lock, NULL) != 0) {
-    pthread_mutex_destroy(&m->writer);
+    rcupl_mutex_destroy(&m->writer);
     return -ENOMEM;
   }
   struct rcupl_pool *p;
-  int err = rcupl_pool_create(m, rcupl_manager_default_threads(m),
-                              &m->placement, "create", &p);
+  const size_t want = rcupl_manager_default_threads(m);
+  int err = rcupl_manager_pool_create(m, want, &m->placement, "create", &p);
+  if (err == -EAGAIN && one_if_no_room && want > 1) {
+    err = rcupl_manager_pool_create(m, 1, &m->placement, "create", &p);
+    if (err == 0)
+      rcupl_log(RCUPOOL_LOG_WARN,
+                "default: no room to start %zu threads (a limit such as "
+                "ulimit -u); the process-wide pool has 1 thread, so parallel "
+                "work runs on the calling thread until a reset succeeds "
+                "(stats: start_failures)",
+                want);
+  }
   if (err != 0) {
-    pthread_mutex_destroy(&m->lock);
-    pthread_mutex_destroy(&m->writer);
+    rcupl_mutex_destroy(&m->lock);
+    rcupl_mutex_destroy(&m->writer);
     return err;
   }
   /* No other thread knows m yet; the locks keep MANAGER-5 one path. */
@@ -149,8 +135,8 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
   return 0;
 }
 
-static int rcupl_manager_create(const rcupool_options_t *opts,
-                                rcupool_t **out) {
+static int rcupl_manager_create(const rcupool_options_t *opts, rcupool_t **out,
+                                bool one_if_no_room) {
   if (out == NULL) return -EINVAL;
   size_t threads = opts != NULL ? opts->threads : 0;
   if (rcupl_limits_check_threads("create", threads) != 0) return -EINVAL;
@@ -192,7 +178,7 @@ static int rcupl_manager_create(const rcupool_options_t *opts,
     return -ENOMEM;
   }
   int err = rcupl_manager_init(m, threads, idle_flags, &placement,
-                               follow != RCUPOOL_FOLLOW_OFF);
+                               follow != RCUPOOL_FOLLOW_OFF, one_if_no_room);
   if (err != 0) {
     free(m);
     rcupl_log(RCUPOOL_LOG_ERROR, "create: cannot start the first pool (%d)",
@@ -200,15 +186,20 @@ static int rcupl_manager_create(const rcupool_options_t *opts,
     return err;
   }
   if (opts != NULL) rcupl_warm_set(m, opts->warm_ms, opts->warm_pools);
-  rcupl_manager_list(m);
+  rcupl_managers_add(m);
   *out = m;
   return 0;
 }
 
 int rcupool_create(const rcupool_options_t *opts, rcupool_t **out) {
-  int err = rcupl_manager_create(opts, out);
+  int err = rcupl_manager_create(opts, out, false);
   rcupl_log_deliver();
   return err;
+}
+
+int rcupl_manager_create_default(const rcupool_options_t *opts,
+                                 rcupool_t **out) {
+  return rcupl_manager_create(opts, out, true); /* delivered by the caller */
 }
 
 /* Counts pins over m's pools. Call with m->lock held. */
@@ -223,7 +214,8 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   if (m == NULL) return 0;
   if (m->is_default) {
     rcupl_log(RCUPOOL_LOG_ERROR,
-              "destroy: manager %p is the process-wide manager; refused",
+              "destroy: manager %p is the process-wide manager; refused "
+              "(rcupool_finalize() joins its threads at exit)",
               (void *)m);
     return -EPERM;
   }
@@ -234,7 +226,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
     return -EDEADLK;
   }
   /* Nothing is changed unless the reclaim thread runs: every wait below
-   * is a wait for it (RECLAIM-10). */
+   * is a wait for it (RECLAIM-8). */
   int err = rcupl_reclaim_ensure_thread();
   if (err != 0) {
     rcupl_log(RCUPOOL_LOG_ERROR,
@@ -268,7 +260,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   rcupl_for_each_pool(p, m) {
     if (!p->managed) continue;
     p->managed = false;
-    if (rcupl_pool_put(p)) rcupl_warm_chain(&last, p);
+    if (rcupl_pool_put(p)) rcupl_warm_chain(&last, p, "manager destroyed");
   }
   rcupl_mutex_unlock(&m->lock);
   /* Unlinked and freed on the reclaim thread, like every pool
@@ -289,11 +281,11 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   rcupl_reclaim_drain(NULL);
   const unsigned long long created = m->pools_created;
   rcupl_mutex_unlock(&m->writer);
-  rcupl_manager_unlist(m);
+  rcupl_managers_remove(m);
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
             (void *)m, created);
-  pthread_mutex_destroy(&m->writer);
-  pthread_mutex_destroy(&m->lock);
+  rcupl_mutex_destroy(&m->writer);
+  rcupl_mutex_destroy(&m->lock);
   free(m);
   return 0;
 }
@@ -325,6 +317,7 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   rcupool_stats_t s;
   memset(&s, 0, sizeof s);
   rcupl_mutex_lock(&m->lock);
+  rcupl_hold_point(RCUPL_HOLD_MANAGER_LOCK);
   s.generation = m->generation;
   s.threads = m->current_threads;
   s.resets = m->resets;
@@ -332,6 +325,7 @@ int rcupool_get_stats(rcupool_t *m, rcupool_stats_t *out) {
   s.pools_created = m->pools_created;
   s.pools_freed = m->pools_freed;
   s.follows = m->follows;
+  s.start_failures = __atomic_load_n(&m->start_failures, __ATOMIC_RELAXED);
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
     size_t all_refs = rcupl_pool_refs(p);

@@ -6,9 +6,10 @@
  * Locks (order: writer before lock)
  *   writer  serialises rcupool_reset(), rcupool_destroy(), the pool starts
  *           of rcupool_pin_sized() and the settle of a fork child's
- *           manager; held while a new pool's threads start; taken by
- *           fork's prepare handler (lib/fork.c, FORK-2). Never taken by
- *           readers, unpins or the reclaim thread.
+ *           manager; held while a new pool's threads start; the default
+ *           manager's is taken by fork's prepare handler (lib/fork.c,
+ *           FORK-2), a private manager's re-initialised in the child
+ *           (FORK-7). Never taken by readers, unpins or the reclaim thread.
  *   lock    protects the pool list, every pool's bookkeeping fields and the
  *           manager's counters. Held only for short, non-blocking work.
  *   Readers, unpin and rcupool_pin() take no lock (a pin in a fork child
@@ -17,6 +18,7 @@
 #ifndef RCUPOOL_LIB_MANAGER_INTERNAL_H
 #define RCUPOOL_LIB_MANAGER_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,6 +46,8 @@ struct rcupool_manager {
   uint64_t reuses;
   uint64_t pools_created;
   uint64_t pools_freed;
+  /* Atomic: pool starts that failed for want of threads (pool.c). */
+  uint64_t start_failures;
 
   /* Immutable after create. The count of rcupool_reset(m, 0); 0: computed
    * by rcupl_cpus_thread_count() at each such reset (mask and quota of then). */
@@ -86,7 +90,7 @@ struct rcupool_manager {
   bool fork_stale;
   struct rcupl_pool *spare;
 
-  /* On manager.c's list of every manager (MANAGER-6). */
+  /* On managers.c's list of every manager (MANAGERS-1). */
   struct cds_list_head all;
 };
 
@@ -106,7 +110,7 @@ struct rcupool_manager {
  * acquire (rcupl_for_each_pool_rcu). An unlinked node keeps its own forward
  * pointer, so a reader standing on it walks on, and its memory is freed
  * only after a grace period that began after the unlink (reclaim.c,
- * RECLAIM-9). Backward pointers are the writers' alone. */
+ * RECLAIM-7). Backward pointers are the writers' alone. */
 static inline void rcupl_pools_add_locked(rcupool_t *m, struct rcupl_pool *p) {
   struct cds_list_head *head = &m->pools, *first = head->next;
   p->node.next = first;
@@ -133,6 +137,13 @@ static inline void rcupl_pools_del_locked(struct rcupl_pool *p) {
  * of the calling thread: may read files, so call without m's locks). */
 size_t rcupl_manager_default_threads(const rcupool_t *m);
 
+/* rcupool_create() for rcupool_default(): when the first pool cannot start
+ * its threads (-EAGAIN), the manager starts on a pool of 1 thread, which
+ * starts none (the caller runs the work), warns, and keeps its default
+ * count for later resets to 0. */
+int rcupl_manager_create_default(const rcupool_options_t *opts,
+                                 rcupool_t **out);
+
 /* Publishes p as m's current pool (MANAGER-5): the next generation, stored
  * in p before p is published (release), then m->generation and
  * m->current_threads (`threads`: p->threads, except in a fork child, where
@@ -145,16 +156,18 @@ size_t rcupl_manager_default_threads(const rcupool_t *m);
 uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
                                       bool is_new, size_t threads);
 
-/* Fork handlers' part of manager.c (MANAGER-6): prepare takes the list's
- * lock and then every manager's lock; parent releases them; child calls
- * each(m) for every manager, then releases m's lock, then the list's. */
-void rcupl_managers_fork_prepare(void);
-void rcupl_managers_fork_parent(void);
-void rcupl_managers_fork_child(void (*each)(rcupool_t *m));
-
-/* Calls fn(m, ctx) for every listed manager, under the list's lock
- * (MANAGER-6): the warm pass's way to every manager. */
-void rcupl_managers_each(void (*fn)(rcupool_t *m, void *ctx), void *ctx);
+/* rcupl_pool_create() (pool.h) for m: a pool that cannot start its
+ * threads (-EAGAIN) is counted in m's start_failures (MANAGER-6). Any
+ * thread that may create a pool of m. */
+static inline int rcupl_manager_pool_create(rcupool_t *m, size_t threads,
+                                            const rcupool_placement_t *pl,
+                                            const char *call,
+                                            struct rcupl_pool **out) {
+  int err = rcupl_pool_create(m, threads, pl, call, out);
+  if (err == -EAGAIN)
+    __atomic_fetch_add(&m->start_failures, 1, __ATOMIC_RELAXED);
+  return err;
+}
 
 /* The layout rcupool/inline.h reads (see there). */
 _Static_assert(offsetof(struct rcupool_manager, current) == 0,

@@ -32,15 +32,18 @@
  *           section the writer waits for, and waits for the task: holding
  *           the task back would deadlock. Once the writer holds the lock
  *           (no rcupool-registered section anywhere), prepare waits for
- *           nothing that needs a task to finish (RECLAIM-11: no grace
+ *           nothing that needs a task to finish (RECLAIM-9: no grace
  *           period follows), so a task that waits for the fork is safe.
  */
 #include <pthread.h>
 
+#include "fault.h"
 #include "urcu_flavor.h"
 
 #if defined(RCUPOOL_URCU_MEMB)
-#include "internal.h"
+#include "lock.h"
+#include "rcupool/rcupool.h"
+#include "worker.h"
 
 __thread unsigned rcupl_memb_owned_depth;
 
@@ -58,6 +61,7 @@ static struct {
 void rcupl_memb_register_for_section(void) {
   bool in_task = rcupl_in_task();
   rcupl_mutex_lock(&fork_lock.mu);
+  rcupl_hold_point(RCUPL_HOLD_MEMB_FORK_LOCK);
   while (fork_lock.writer || (fork_lock.writers_waiting != 0 && !in_task))
     rcupl_cond_wait(&fork_lock.cv, &fork_lock.mu);
   fork_lock.readers++;
@@ -70,7 +74,7 @@ void rcupl_memb_unregister_after_section(void) {
   urcu_memb_unregister_thread();
   rcupl_mutex_lock(&fork_lock.mu);
   if (--fork_lock.readers == 0 && fork_lock.writers_waiting != 0)
-    pthread_cond_broadcast(&fork_lock.cv);
+    rcupl_cond_broadcast(&fork_lock.cv);
   rcupl_mutex_unlock(&fork_lock.mu);
 }
 
@@ -87,14 +91,14 @@ void rcupl_memb_fork_prepare(void) {
 void rcupl_memb_fork_parent(void) {
   rcupl_mutex_lock(&fork_lock.mu);
   fork_lock.writer = false;
-  pthread_cond_broadcast(&fork_lock.cv);
+  rcupl_cond_broadcast(&fork_lock.cv);
   rcupl_mutex_unlock(&fork_lock.mu);
 }
 
 void rcupl_memb_fork_child(void) {
   /* Nobody else exists: no reader, no waiter. */
-  pthread_mutex_init(&fork_lock.mu, NULL);
-  pthread_cond_init(&fork_lock.cv, NULL);
+  rcupl_mutex_init(&fork_lock.mu);
+  rcupl_cond_init(&fork_lock.cv);
   fork_lock.readers = 0;
   fork_lock.writers_waiting = 0;
   fork_lock.writer = false;

@@ -20,7 +20,8 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "internal.h"
+#include "names.h"
+#include "rcupool/rcupool.h"
 
 #define RCUPL_NAME_MAX 16 /* 15 bytes and the NUL */
 

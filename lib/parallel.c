@@ -18,22 +18,32 @@
  *       dispatch drops its reference, and that put, if last, hands the pool to
  *       the reclaim thread (single freer). Dispatch references never count as
  *       pins (stats, destroy).
- *   PARALLEL-3, PARALLEL-4. Moved with the code they describe: "in a task"
- *       is lib/worker.c's WORKER-1, the worker census its WORKER-2.
- *   PARALLEL-5. Inside a scope, the pin is read once, before dispatch, into
+ *   PARALLEL-3. Inside a scope, the pin is read once, before dispatch, into
  *       a local (its pool): no field of the pin is read after a task may have
  *       unpinned it. A later call in the same scope finds the
  *       pin empty and aborts with a message (PARALLEL-1 broken by the caller).
- *   PARALLEL-6. A thread holds at most one dispatch reference (nested calls
+ *   PARALLEL-4. A thread holds at most one dispatch reference (nested calls
  *       run inline, WORKER-1), recorded in `dispatching`. The fork child
  *       handler (lib/fork.c, FORK-4) drops the dispatch references of every
  *       other thread of the parent, which do not exist in the child.
- *   PARALLEL-7. Every dispatch ORs the manager's idle flags into the
+ *   PARALLEL-5. Every dispatch ORs the manager's idle flags into the
  *       caller's (lib/idle.c, IDLE-2).
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "die.h"
+#include "follow.h"
+#include "idle.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "parallel.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "reclaim.h"
+#include "reset.h"
+#include "tsan.h"
+#include "worker.h"
 
 struct rcupl_scope_stack {
   const rcupool_pin_t *pins[RCUPOOL_SCOPE_MAX_DEPTH];
@@ -117,7 +127,7 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
   const rcupool_pin_t *pin = rcupl_scope_find(m);
   struct rcupl_pool *p;
   if (pin != NULL) {
-    p = pin->pool_; /* PARALLEL-5: the only read of the pin */
+    p = pin->pool_; /* PARALLEL-3: the only read of the pin */
     if (p == NULL)  /* PARALLEL-1 broken by the caller */
       rcupl_die("parallelize: the pin of this thread's scope was unpinned "
                 "before the scope was left");
@@ -138,8 +148,13 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
     rcupl_dispatch(p->tp, p->threads, task, ctx, range,
                    flags | rcupl_idle_flags_of(m));
   dispatching = NULL;
-  if (rcupl_pool_put_dispatch(p)) rcupl_reclaim_free_later(p);
+  if (rcupl_pool_put_dispatch(p))
+    rcupl_reclaim_free_later(p, "last dispatch ended");
   if (pin == NULL) rcupl_follow_maybe(m); /* FOLLOW-3, after the work */
   rcupl_log_deliver(); /* what the tasks or a fork child's settle logged */
   return 0;
 }
+
+/* testing.h's benchmark hook: the check this file's dispatch makes after
+ * its work (FOLLOW-3), through one call. */
+void rcupl_follow_maybe_for_bench(rcupool_t *m) { rcupl_follow_maybe(m); }

@@ -11,7 +11,10 @@
  *       pool's refs, or, if that was the last reference, the hand-over of the
  *       pool it now owns to the reclaim thread. It never touches the manager,
  *       so rcupool_destroy() can trust a pin count of zero, and it never frees
- *       on the calling thread (a task may unpin its own pool).
+ *       on the calling thread (a task may unpin its own pool). Just before
+ *       the decrement it stamps the pool's last use (pool->last_use, on the
+ *       line of refs that it writes anyway): a warm pool's linger starts
+ *       there (lib/warm.c, WARM-3).
  *   PIN-3. An empty pin has pool_ == NULL; rcupool_unpin() empties the pin it
  *       releases, so a second unpin is detected, logged and ignored.
  *
@@ -19,7 +22,7 @@
  *   SIZED-1. A sized pin of the current size is taken exactly as PIN-1. Any
  *       other live pool is found without a lock, by a walk of m->pools inside
  *       one read-side section (whose nodes outlive their unlink by a grace
- *       period, RECLAIM-9), and taken with rcupl_pool_tryget(), never from
+ *       period, RECLAIM-7), and taken with rcupl_pool_tryget(), never from
  *       zero: a pool whose last reference an unpin has just dropped is dying
  *       and is skipped, and a new pool of its size may then coexist with it
  *       until the reclaim thread frees it (as for reset, RESET-2).
@@ -44,7 +47,19 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "placement.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "reclaim.h"
+#include "reset.h"
+#include "tsan.h"
+#include "urcu_flavor.h"
+#include "warm.h"
 
 static void rcupl_pin_fill(rcupool_pin_t *pin, rcupool_t *m,
                            struct rcupl_pool *p, uint64_t gen) {
@@ -110,23 +125,19 @@ int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin) {
 }
 
 /* A live pool of `threads` threads, current or not, with a reference taken
- * for the caller (SIZED-1). Called with m->lock held. The pool found is
- * marked used (WARM-3). */
+ * for the caller (SIZED-1). Called with m->lock held. */
 static struct rcupl_pool *rcupl_sized_find_locked(
     rcupool_t *m, size_t threads, const rcupool_placement_t *pl) {
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
-    if (rcupl_pool_tryget_sized(p, threads, pl)) {
-      rcupl_warm_note_use(p);
-      return p;
-    }
+    if (rcupl_pool_tryget_sized(p, threads, pl)) return p;
   }
   return NULL;
 }
 
 /* The same search without m->lock: inside one read-side section, on the
  * list as readers walk it (manager_internal.h, rcupl_for_each_pool_rcu). A pool seen
- * there is not freed before the section ends (RECLAIM-9), and a dying one
+ * there is not freed before the section ends (RECLAIM-7), and a dying one
  * (refs zero) fails rcupl_pool_tryget(). *gen is the manager's generation
  * then (SIZED-5). */
 static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,
@@ -136,7 +147,6 @@ static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,
   rcupl_rcu_read_lock();
   rcupl_for_each_pool_rcu(p, m) {
     if (rcupl_pool_tryget_sized(p, threads, pl)) {
-      rcupl_warm_note_use(p);
       found = p;
       break;
     }
@@ -152,13 +162,14 @@ static struct rcupl_pool *rcupl_sized_find_live(rcupool_t *m, size_t threads,
 __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
     rcupool_t *m, size_t threads, const rcupool_placement_t *pl,
     rcupool_pin_t *pin) {
+  struct rcupl_work *let_go = NULL; /* WARM-5: room for the new pool */
   rcupl_mutex_lock(&m->writer);
   rcupl_mutex_lock(&m->lock);
   struct rcupl_pool *p = rcupl_sized_find_locked(m, threads, pl);
   uint64_t gen = m->generation;
   rcupl_mutex_unlock(&m->lock);
   if (p == NULL) {
-    int err = rcupl_pool_create(m, threads, pl, "pin_sized", &p);
+    int err = rcupl_manager_pool_create(m, threads, pl, "pin_sized", &p);
     if (err != 0) {
       rcupl_mutex_unlock(&m->writer);
       rcupl_log(RCUPOOL_LOG_ERROR,
@@ -172,6 +183,7 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
     rcupl_mutex_lock(&m->lock);
     rcupl_pools_add_locked(m, p);
     m->pools_created++;
+    rcupl_warm_limit_locked(m, &let_go);
     gen = m->generation;
     rcupl_mutex_unlock(&m->lock);
     rcupl_log(RCUPOOL_LOG_DEBUG,
@@ -180,6 +192,7 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
               (void *)m, (void *)p, p->threads);
   }
   rcupl_mutex_unlock(&m->writer);
+  rcupl_warm_free(let_go);
   rcupl_pin_fill(pin, m, p, gen);
   rcupl_reclaim_warm_kick(0); /* a pool off current: passes are due (WARM-4) */
   rcupl_log_deliver();
@@ -286,7 +299,10 @@ void rcupool_unpin(rcupool_pin_t *pin) {
   pin->threadpool_ = NULL;
   pin->threads_ = 0;
   pin->generation_ = 0;
-  if (rcupl_pool_put(p)) rcupl_reclaim_free_later(p);
+  /* The linger of a warm pool starts here (WARM-3): a store on the line
+   * the put writes anyway, before it (PIN-2). */
+  rcupl_pool_stamp_use(p);
+  if (rcupl_pool_put(p)) rcupl_reclaim_free_later(p, "last pin released");
 }
 
 pthreadpool_t rcupool_pin_pthreadpool(const rcupool_pin_t *pin) {

@@ -35,7 +35,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "classes.h"
+#include "log_internal.h"
 #include "placement.h"
 
 int rcupl_placement_check(const rcupool_placement_t *pl) {

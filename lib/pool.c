@@ -9,7 +9,7 @@
  *       pool, so exactly one party sees its rcupl_pool_put() return true.
  *   POOL-3. canary is RCUPL_POOL_CANARY from creation until rcupl_pool_free() poisons
  *       it, just before the memory is returned (after rcupl_pool_stop(): the
- *       threads go first, the memory a grace period later, RECLAIM-9).
+ *       threads go first, the memory a grace period later, RECLAIM-7).
  *   POOL-4. A pool is created only when its workers were just seen to
  *       start (lib/limits.c, LIMITS-2), so a thread limit makes the start
  *       -EAGAIN rather than a pthreadpool_create() that never returns.
@@ -26,7 +26,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "die.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "log_internal.h"
+#include "placement.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "worker.h"
 
 int rcupl_pool_create(rcupool_t *m, size_t threads,
                       const rcupool_placement_t *pl, const char *call,
@@ -60,9 +67,11 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
   p->manager = m;
   p->placement = *pl;
   p->refs = 1; /* the manager's reference */
+  rcupl_pool_stamp_use(p);
   p->managed = true;
   CDS_INIT_LIST_HEAD(&p->node);
-  rcupl_worker_census(p, bind ? &cpus : NULL, pl->strict);
+  rcupl_worker_census(p, bind ? &cpus : NULL, pl->strict,
+                      rcupl_placement_bind_worker);
   if (p->bind_failures != 0) {
     char text[64];
     rcupool_placement_format(pl, text, sizeof text);
@@ -75,10 +84,6 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
   return 0;
 }
 
-void rcupl_pool_put_underflow(struct rcupl_pool *p) {
-  rcupl_die("reference count underflow on pool %p", (void *)p);
-}
-
 void rcupl_pool_get_dispatch(struct rcupl_pool *p) {
   size_t old =
       __atomic_fetch_add(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_RELAXED);
@@ -86,6 +91,7 @@ void rcupl_pool_get_dispatch(struct rcupl_pool *p) {
 }
 
 bool rcupl_pool_put_dispatch(struct rcupl_pool *p) {
+  rcupl_pool_stamp_use(p); /* WARM-3: the linger starts at the last use */
   size_t old =
       __atomic_fetch_sub(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_ACQ_REL);
   if (old < RCUPL_DISPATCH_REF)

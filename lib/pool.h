@@ -44,7 +44,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
+#include "die.h"
 #include "placement.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
@@ -77,8 +79,6 @@ struct rcupl_pool {
   /* Under manager->lock only. */
   unsigned retires_pending;  /* queued retire callbacks, one ref each */
   bool managed;              /* the manager holds its reference (above) */
-  uint64_t warm_since;       /* warm.c: when the last pass saw it in use
-                                (CLOCK_MONOTONIC ns); 0: not seen yet */
   struct cds_list_head node; /* in manager->pools while alive */
 
   /* Its threads did not survive fork(). Set once, by the fork child
@@ -87,15 +87,33 @@ struct rcupl_pool {
    * a lock (parallel.c dispatch, pool.c free) as well as under it. */
   bool fork_orphan;
 
-  /* Used once, by the party that dropped refs to zero. */
+  /* Used once, by the party that dropped refs to zero, which also sets
+   * free_why (what let the pool go: the free's log record says it); read by
+   * the free callback after the queue's hand-over. */
   struct rcupl_work free_work;
+  const char *free_why;
 
-  /* Atomic; on its own cache line: the only field pins write. */
+  /* Atomic; on its own cache line: the only fields pins write. */
   _Alignas(RCUPL_CACHELINE) size_t refs;
-  /* Atomic: set by a sized pin that found this pool (one store on the
-   * line it has just written), cleared by warm.c's expiry pass. */
-  unsigned char used;
+  /* Atomic: the pool's last use, CLOCK_MONOTONIC ns (rcupl_pool_stamp_use),
+   * from which its linger is measured (warm.c, WARM-3). Stored, relaxed,
+   * by an unpin and by a dispatch just before they drop their reference
+   * (whose release orders it), and by a retire callback under
+   * manager->lock; read by the warm pass after an acquire load of refs. */
+  uint64_t last_use;
 };
+
+/* Records now as p's last use (WARM-3). Called just before a reference
+ * that may be the last use is dropped: an unpin's (PIN-2: on the pool's own
+ * line, never the manager), a dispatch's, a retire callback's. */
+static inline void rcupl_pool_stamp_use(struct rcupl_pool *p) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  __atomic_store_n(
+      &p->last_use,
+      (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec,
+      __ATOMIC_RELAXED);
+}
 
 /* Creates a pool of `threads` threads placed by `pl` (normalised; its
  * workers bound by the census, PLACE-3), managed, with refs = 1 (the
@@ -128,11 +146,11 @@ static inline bool rcupl_pool_tryget_sized(struct rcupl_pool *p, size_t threads,
 }
 
 /* Drops one reference; true if it was the last. Inline: unpin's path. */
-void rcupl_pool_put_underflow(struct rcupl_pool *p) __attribute__((noreturn));
 static inline bool rcupl_pool_put(struct rcupl_pool *p) {
   /* acq_rel: every holder's use of the pool happens before the free. */
   size_t old = __atomic_fetch_sub(&p->refs, 1, __ATOMIC_ACQ_REL);
-  if (__builtin_expect(old == 0, 0)) rcupl_pool_put_underflow(p);
+  if (__builtin_expect(old == 0, 0))
+    rcupl_die("reference count underflow on pool %p", (void *)p);
   return old == 1;
 }
 
@@ -151,7 +169,7 @@ bool rcupl_pool_put_dispatch(struct rcupl_pool *p);
 void rcupl_pool_stop(struct rcupl_pool *p);
 
 /* Poisons the canary and frees the memory of a stopped pool. Called only
- * on the reclaim thread, a grace period after the unlink (RECLAIM-9), or
+ * on the reclaim thread, a grace period after the unlink (RECLAIM-7), or
  * by a fork child's queue for one (rcupl_reclaim_fork_child). */
 void rcupl_pool_free(struct rcupl_pool *p);
 

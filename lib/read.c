@@ -26,7 +26,12 @@
  */
 #include <stddef.h>
 
-#include "internal.h"
+#include "manager_internal.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "tsan.h"
+#include "urcu_flavor.h"
 
 void rcupool_read_lock(void) { rcupl_rcu_read_lock(); }
 

@@ -10,11 +10,11 @@
  * (a queued item or a barrier), never in a constructor or a fork handler.
  * It takes the whole queue as a batch, runs one synchronize_rcu for it,
  * then runs the batch's callbacks, and, when a callback unlinked a pool, a
- * second synchronize_rcu before it frees that memory (RECLAIM-9). liburcu's call_rcu is not used, so none
+ * second synchronize_rcu before it frees that memory (RECLAIM-7). liburcu's call_rcu is not used, so none
  * of its process-global fork hooks and none of its batching delay apply.
  *
- * Invariants kept here (RECLAIM-7 and -12, the fork handlers' part, are
- * lib/reclaim_fork.c's; RECLAIM-8, the barrier's, is lib/barrier.c's):
+ * Invariants kept here (RECLAIM_FORK-1 and -2, the fork handlers' part, are
+ * lib/reclaim_fork.c's; BARRIER-1, the barrier's, is lib/barrier.c's):
  *   RECLAIM-1. A retire callback runs after a grace period that began
  *       after the pool stopped being current (it is queued after the
  *       publish of its successor, and a batch's synchronize_rcu starts
@@ -24,7 +24,7 @@
  *   RECLAIM-2. The callback drops its reference under m->lock, so
  *       retires_pending and refs move together for rcupool_get_stats() and
  *       for destroy's pin count. If it drops the last reference it unlinks
- *       and stops the pool (its memory goes as RECLAIM-9 says); otherwise
+ *       and stops the pool (its memory goes as RECLAIM-7 says); otherwise
  *       the pool is kept for its pins (logged at info level once its last
  *       retire callback has run and it is not current again).
  *   RECLAIM-3. A pool freed by a hand-over (unpin, dispatch, destroy) is
@@ -43,7 +43,7 @@
  *       whose callback returned, both under rq.mu. A barrier that saw
  *       queued = t returns once done >= t: every item queued before it has
  *       run.
- *   RECLAIM-9. A pool's memory outlives its unlink from m->pools by a
+ *   RECLAIM-7. A pool's memory outlives its unlink from m->pools by a
  *       grace period: a sized pin walks that list inside a read-side
  *       section without m->lock (pin.c, SIZED-1) and may stand on the node
  *       as it is unlinked. The callback that unlinks a pool stops it (its
@@ -53,18 +53,38 @@
  *       all before the batch counts as done (so a barrier still returns
  *       only after the frees, RECLAIM-6). Only batches that unlinked a pool
  *       pay for it.
- *   RECLAIM-10. A call that waits for the reclaim thread (barrier,
+ *   RECLAIM-8. A call that waits for the reclaim thread (barrier,
  *       destroy) starts it first, before it changes anything; when it
  *       cannot be started the call returns -EAGAIN (logged) and nothing
- *       was changed. The thread, once started, never exits, so no wait
- *       spins: each is a condition wait on progress.
- *   RECLAIM-11. Every grace period the library waits for is
+ *       was changed. The thread, once started, runs until
+ *       rcupool_finalize() stops it (RECLAIM-10), so no wait spins: each
+ *       is a condition wait on progress.
+ *   RECLAIM-10. A stop (rcupl_reclaim_stop) waits until the queue is empty
+ *       and idle, asks the thread to return, and joins it; `running` stays
+ *       true until the join, so no second thread starts meanwhile, and
+ *       work queued meanwhile starts a new thread right after the join.
+ *       A warm pass due later waits for the next start (any queued item,
+ *       kick, barrier or destroy starts the thread again).
+ *   RECLAIM-9. Every grace period the library waits for is
  *       rcupl_reclaim_synchronize(), which holds gp_gate around it. Under memb
  *       fork's prepare takes gp_gate, so no grace period of the library is
  *       in flight at a fork (liburcu-memb's grace-period lock has no fork
  *       hook). Under bp liburcu-bp's own fork hook settles its locks, and
  *       the child re-initialises gp_gate, which a parent thread may have
  *       held (lib/fork.c, FORK-2).
+ *   RECLAIM-11. No grace period of the library starts once the process
+ *       exits: liburcu's destructors (liburcu-bp's unmaps its reader
+ *       registry) run after rcupool's own (ELF runs a library's
+ *       destructors before those of the libraries it depends on, and a
+ *       program's before its libraries'), and a grace period running then
+ *       would read freed memory. rcupool's destructor takes gp_gate and
+ *       never gives it back: it waits for a grace period of the library in
+ *       flight, and every later one (the reclaim thread's, a barrier's or
+ *       a destroy's on a thread still running) waits on the gate until the
+ *       process ends. The reclaim thread stops there; pools it had not
+ *       freed are left to the process's end, like every pool alive at
+ *       exit. When the exiting thread is inside a read-side section (the
+ *       grace period in flight would wait for it) it takes nothing.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -72,18 +92,31 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "clock.h"
+#include "fault.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "names.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "read_internal.h"
+#include "reclaim.h"
 #include "reclaim_queue.h"
+#include "tsan.h"
+#include "urcu_flavor.h"
+#include "worker.h"
 
 struct rcupl_reclaim_queue rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
                                  .wake = PTHREAD_COND_INITIALIZER,
                                  .done_cv = PTHREAD_COND_INITIALIZER,
                                  .phase = RCUPL_IDLE};
 
-static pthread_mutex_t gp_gate = PTHREAD_MUTEX_INITIALIZER; /* RECLAIM-11 */
+static pthread_mutex_t gp_gate = PTHREAD_MUTEX_INITIALIZER; /* RECLAIM-9 */
 
 void rcupl_reclaim_synchronize(void) {
   rcupl_mutex_lock(&gp_gate);
+  rcupl_hold_point(RCUPL_HOLD_GP_GATE);
   rcupl_synchronize_rcu();
   rcupl_mutex_unlock(&gp_gate);
   RCUPL_TSAN_GP_ACQUIRE();
@@ -91,12 +124,32 @@ void rcupl_reclaim_synchronize(void) {
 
 static int rcupl_reclaim_start_locked(void);
 
-/* RECLAIM-9: frees the memory of the pools on `unlinked`. */
+/* Keeps the stores before it ahead of those after it in the memory a fork
+ * copies while this thread runs (RECLAIM_FORK-2): a dmb on arm64. Not under
+ * ThreadSanitizer, which models neither fences (gcc warns) nor that copy. */
+#if defined(RCUPL_TSAN)
+#define RCUPL_FORK_COPY_FENCE() ((void)0)
+#else
+#define RCUPL_FORK_COPY_FENCE() __atomic_thread_fence(__ATOMIC_RELEASE)
+#endif
+
+/* WARM-4: the pass the thread runs (lib/warm.c's, set at load). */
+static uint64_t (*rcupl_reclaim_pass)(void);
+
+void rcupl_reclaim_set_pass(uint64_t (*pass)(void)) {
+  __atomic_store_n(&rcupl_reclaim_pass, pass, __ATOMIC_RELEASE);
+}
+
+/* RECLAIM-7: frees the memory of the pools on `unlinked`. */
 static void rcupl_reclaim_free_unlinked(void) {
   struct rcupl_work *w;
   while ((w = __atomic_load_n(&rq.unlinked, __ATOMIC_RELAXED)) != NULL) {
-    /* Off the list before it is freed: a child never finds a freed one. */
+    /* Off the list before it is freed: a child never finds a freed one.
+     * A bp fork may copy memory while this runs (RECLAIM_FORK-2); the fence
+     * keeps the unlink before every store of the free in what the child
+     * sees (on arm64 a dmb: stores may reach memory out of order). */
     __atomic_store_n(&rq.unlinked, w->next, __ATOMIC_RELAXED);
+    RCUPL_FORK_COPY_FENCE();
     rcupl_pool_free(caa_container_of(w, struct rcupl_pool, free_work));
   }
 }
@@ -104,7 +157,7 @@ static void rcupl_reclaim_free_unlinked(void) {
 /* Waits, rq.mu held, until work is queued (true) or the warm pass is due
  * (false). Without a due pass the wait has no end but work. */
 static bool rcupl_reclaim_wait_work_locked(void) {
-  while (rq.head == NULL) {
+  while (rq.head == NULL && !rq.stopping) {
     if (rq.warm_due == 0) {
       rcupl_cond_wait(&rq.wake, &rq.mu);
       continue;
@@ -123,7 +176,9 @@ static bool rcupl_reclaim_wait_work_locked(void) {
 static void rcupl_reclaim_warm_pass_unlocked(void) {
   rq.warm_due = 0;
   rcupl_mutex_unlock(&rq.mu);
-  uint64_t due = rcupl_warm_pass_all();
+  uint64_t (*pass)(void) =
+      __atomic_load_n(&rcupl_reclaim_pass, __ATOMIC_ACQUIRE);
+  uint64_t due = pass != NULL ? pass() : 0;
   rcupl_mutex_lock(&rq.mu);
   if (due != 0 && (rq.warm_due == 0 || due < rq.warm_due)) rq.warm_due = due;
 }
@@ -133,7 +188,7 @@ static void rcupl_reclaim_warm_pass_unlocked(void) {
  * that failed (`waiting`: what waits for the next try). */
 static void rcupl_reclaim_wake_unlock(bool start, const char *waiting) {
   int err = start ? rcupl_reclaim_start_locked() : 0;
-  if (start) pthread_cond_signal(&rq.wake);
+  if (start) rcupl_cond_signal(&rq.wake);
   rcupl_mutex_unlock(&rq.mu);
   if (err != 0)
     rcupl_log(RCUPOOL_LOG_ERROR,
@@ -155,9 +210,11 @@ static void *rcupl_reclaim_main(void *unused) {
   rcupl_worker_mark_reclaim_thread();
   rcupl_mutex_lock(&rq.mu);
   rq.ready = true;
-  pthread_cond_broadcast(&rq.done_cv);
+  rcupl_cond_broadcast(&rq.done_cv);
   for (;;) {
-    if (!rcupl_reclaim_wait_work_locked()) {
+    bool work = rcupl_reclaim_wait_work_locked();
+    if (rq.stopping && rq.head == NULL) break; /* RECLAIM-10 */
+    if (!work) {
       rcupl_reclaim_warm_pass_unlocked(); /* WARM-4: due, no work queued */
       continue;
     }
@@ -187,15 +244,16 @@ static void *rcupl_reclaim_main(void *unused) {
     }
     rcupl_reclaim_note_position(NULL, NULL, 0);
     if (rq.unlinked != NULL) {
-      rcupl_reclaim_synchronize(); /* RECLAIM-9 */
+      rcupl_reclaim_synchronize(); /* RECLAIM-7 */
       rcupl_reclaim_free_unlinked();
     }
     rcupl_mutex_lock(&rq.mu);
     rq.done += n;
     rq.phase = RCUPL_IDLE;
-    pthread_cond_broadcast(&rq.done_cv);
+    rcupl_cond_broadcast(&rq.done_cv);
     rcupl_reclaim_warm_pass_unlocked(); /* WARM-4: after each batch */
   }
+  rcupl_mutex_unlock(&rq.mu);
   return NULL;
 }
 
@@ -203,14 +261,18 @@ static void *rcupl_reclaim_main(void *unused) {
  * the error of pthread_create (the queue then waits for the next try). */
 static int rcupl_reclaim_start_locked(void) {
   if (rq.running) return 0;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_t t;
+  if (!rq.wake_monotonic) {
+    /* No thread waits on wake yet, and every signal of it is made under
+     * rq.mu, which this thread holds (LOCK-3). */
+    rcupl_cond_destroy(&rq.wake);
+    rcupl_cond_init_monotonic(&rq.wake);
+    rq.wake_monotonic = true;
+  }
+  /* Joinable: rcupl_reclaim_stop() joins it (RECLAIM-10); never joined
+   * otherwise, as it runs until the process exits. */
   int err = rcupl_fault(RCUPL_FAULT_RECLAIM_THREAD)
                 ? EAGAIN
-                : pthread_create(&t, &attr, rcupl_reclaim_main, NULL);
-  pthread_attr_destroy(&attr);
+                : pthread_create(&rq.thread, NULL, rcupl_reclaim_main, NULL);
   if (err == 0) rq.running = true;
   return err;
 }
@@ -219,6 +281,7 @@ static void rcupl_reclaim_push(struct rcupl_work *w, bool start) {
   RCUPL_TSAN_GP_RELEASE();
   w->next = NULL;
   rcupl_mutex_lock(&rq.mu);
+  rcupl_hold_point(RCUPL_HOLD_RECLAIM_QUEUE);
   if (rq.tail == NULL) rq.tail = &rq.head;
   *rq.tail = w;
   rq.tail = &w->next;
@@ -227,7 +290,7 @@ static void rcupl_reclaim_push(struct rcupl_work *w, bool start) {
 }
 
 /* Stops a pool its callback has unlinked; its memory goes once the
- * batch's extra grace period is over (RECLAIM-9). Its free_work is idle:
+ * batch's extra grace period is over (RECLAIM-7). Its free_work is idle:
  * never used (a retire's last put) or the item now running, whose next
  * the thread has already read. */
 static void rcupl_stop_and_defer_free(rcupool_t *m, struct rcupl_pool *p,
@@ -237,7 +300,9 @@ static void rcupl_stop_and_defer_free(rcupool_t *m, struct rcupl_pool *p,
             (void *)m, (void *)p, p->threads, (long)syscall(SYS_gettid), why);
   rcupl_pool_stop(p);
   p->free_work.next = rq.unlinked;
-  __atomic_store_n(&rq.unlinked, &p->free_work, __ATOMIC_RELAXED);
+  /* Release: a bp fork's child that finds the pool on the list also finds
+   * its next link (RECLAIM_FORK-2; no lock orders the two here). */
+  __atomic_store_n(&rq.unlinked, &p->free_work, __ATOMIC_RELEASE);
 }
 
 static void rcupl_retire_cb(struct rcupl_work *w) {
@@ -252,6 +317,9 @@ static void rcupl_retire_cb(struct rcupl_work *w) {
   /* Counted while this callback's own reference is still pending. */
   size_t pins = rcupl_pool_pins_locked(p);
   p->retires_pending--;
+  /* No reader of the time it was current is left: it turns warm now
+   * unless a pin holds it (WARM-3, the linger starts at the last use). */
+  rcupl_pool_stamp_use(p);
   bool last = rcupl_pool_put(p);
   /* During rcupool_destroy() current is NULL and nothing is kept. */
   bool kept = !last && m->current != NULL && p != m->current &&
@@ -274,6 +342,11 @@ static void rcupl_retire_cb(struct rcupl_work *w) {
               (void *)p, threads, pins);
 }
 
+struct rcupl_pool *rcupl_reclaim_retire_pool(const struct rcupl_work *w) {
+  if (w->fn != rcupl_retire_cb) return NULL;
+  return caa_container_of(w, struct rcupl_retire, work)->pool;
+}
+
 void rcupl_reclaim_retire(struct rcupl_retire *rec) {
   rec->work.fn = rcupl_retire_cb;
   rcupl_reclaim_push(&rec->work, true);
@@ -288,17 +361,50 @@ static void rcupl_free_cb(struct rcupl_work *w) {
   rcupl_pools_del_locked(p);
   m->pools_freed++;
   rcupl_mutex_unlock(&m->lock);
-  rcupl_stop_and_defer_free(m, p, "last pin released");
+  rcupl_stop_and_defer_free(m, p, p->free_why);
 }
 
-void rcupl_reclaim_free_later(struct rcupl_pool *p) {
+void rcupl_reclaim_free_later(struct rcupl_pool *p, const char *why) {
+  p->free_why = why;
   p->free_work.fn = rcupl_free_cb;
   rcupl_reclaim_push(&p->free_work, true);
 }
 
-void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p) {
+void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p, const char *why) {
+  p->free_why = why;
   p->free_work.fn = rcupl_free_cb;
   rcupl_reclaim_push(&p->free_work, false);
+}
+
+void rcupl_reclaim_stop(void) {
+  rcupl_mutex_lock(&rq.mu);
+  if (!rq.running || rq.stopping) {
+    rcupl_mutex_unlock(&rq.mu);
+    return;
+  }
+  /* Until the queue is empty and idle, and the thread has started. */
+  while (rq.head != NULL || rq.phase != RCUPL_IDLE || !rq.ready) {
+    rcupl_cond_signal(&rq.wake);
+    rcupl_cond_wait(&rq.done_cv, &rq.mu);
+  }
+  rq.stopping = true;
+  pthread_t t = rq.thread;
+  rcupl_cond_broadcast(&rq.wake);
+  rcupl_mutex_unlock(&rq.mu);
+  pthread_join(t, NULL);
+  rcupl_mutex_lock(&rq.mu);
+  rq.stopping = false;
+  rq.running = false;
+  rq.ready = false;
+  /* Work queued while it stopped starts a new thread now. */
+  int err = rq.head != NULL ? rcupl_reclaim_start_locked() : 0;
+  rcupl_cond_broadcast(&rq.done_cv);
+  rcupl_mutex_unlock(&rq.mu);
+  if (err != 0)
+    rcupl_log(RCUPOOL_LOG_ERROR,
+              "reclaim: cannot start the reclaim thread (%d); frees wait for "
+              "the next try",
+              err);
 }
 
 int rcupl_reclaim_ensure_thread(void) {
@@ -310,7 +416,7 @@ int rcupl_reclaim_ensure_thread(void) {
 
 /* Waits until every item queued before the call has run (RECLAIM-6), or
  * returns -EAGAIN when the thread is absent and cannot be started
- * (RECLAIM-10). */
+ * (RECLAIM-8). */
 int rcupl_reclaim_wait_queued(void) {
   int err = 0;
   rcupl_mutex_lock(&rq.mu);
@@ -320,11 +426,18 @@ int rcupl_reclaim_wait_queued(void) {
       err = -EAGAIN;
       break;
     }
-    pthread_cond_signal(&rq.wake);
+    rcupl_cond_signal(&rq.wake);
     rcupl_cond_wait(&rq.done_cv, &rq.mu);
   }
   rcupl_mutex_unlock(&rq.mu);
   return err;
+}
+
+/* RECLAIM-11. Runs at exit() (or when a copy of the library that can be
+ * unloaded is), before liburcu's destructors. */
+__attribute__((destructor)) static void rcupl_reclaim_at_exit(void) {
+  if (rcupl_read_ongoing_quiet()) return;
+  rcupl_mutex_lock(&gp_gate); /* never unlocked */
 }
 
 /* The grace-period gate's part of fork (called by lib/fork.c's handlers
@@ -336,6 +449,6 @@ void rcupl_reclaim_fork_gate_child(bool taken) {
     rcupl_mutex_unlock(&gp_gate);
   } else {
     /* bp: a thread of the parent may have held it; none exists here. */
-    pthread_mutex_init(&gp_gate, NULL);
+    rcupl_mutex_init(&gp_gate);
   }
 }

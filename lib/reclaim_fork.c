@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The reclaim thread's part of fork(), called by lib/fork.c's handlers
- * only: a fork waits out a batch in CALLBACKS (but for RECLAIM-12's bp
+ * only: a fork waits out a batch in CALLBACKS (but for RECLAIM_FORK-2's bp
  * case), and the child queues again what its parent's thread left
  * unfinished. The queue is reclaim.c's (lib/reclaim_queue.h); the
- * grace-period gate's fork calls stay beside the gate there (RECLAIM-11).
+ * grace-period gate's fork calls stay beside the gate there (RECLAIM-9).
  *
  * Invariants kept here (the reclaim thread's others are lib/reclaim.c's,
- * and RECLAIM-8 is lib/barrier.c's):
- *   RECLAIM-7. phase (under rq.mu) is IDLE, GP (a batch is off the queue
+ * and BARRIER-1 is lib/barrier.c's):
+ *   RECLAIM_FORK-1. phase (under rq.mu) is IDLE, GP (a batch is off the queue
  *       and its grace period has not ended: no callback of it has run) or
- *       CALLBACKS (the batch's callbacks run, then RECLAIM-9's grace period
+ *       CALLBACKS (the batch's callbacks run, then RECLAIM-7's grace period
  *       and frees). The thread moves GP -> CALLBACKS only under rq.mu and
  *       only while no fork is pending; fork's prepare first marks a fork
  *       pending and waits out a CALLBACKS batch (which joins idle workers
@@ -20,8 +20,8 @@
  *       be inside an allocator whose lock the child would inherit). So a
  *       fork finds the
  *       queue IDLE or in GP (the child queues a GP batch again: its grace
- *       period never ended there), except the bp case of RECLAIM-12.
- *   RECLAIM-12. The one fork that finds a batch in CALLBACKS is a bp fork
+ *       period never ended there), except the bp case of RECLAIM_FORK-2.
+ *   RECLAIM_FORK-2. The one fork that finds a batch in CALLBACKS is a bp fork
  *       whose liburcu-bp locks another handler took first (FORK-2, step 1):
  *       the batch may be blocked on them, so prepare does not wait. Before
  *       each item the thread publishes its position whole (two slots, a
@@ -35,11 +35,15 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "internal.h"
+#include "lock.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
 #include "reclaim_queue.h"
+#include "tsan.h"
 
 /* A fork child's item for the memory of a pool its parent's batch had
- * stopped (RECLAIM-12). Committed before the free: a fork right after
+ * stopped (RECLAIM_FORK-2). Committed before the free: a fork right after
  * leaves the grandchild a leak, never a second free. */
 static void rcupl_free_memory_cb(struct rcupl_work *w) {
   RCUPL_TSAN_GP_ACQUIRE();
@@ -61,7 +65,7 @@ void rcupl_reclaim_fork_hold(bool wait) {
 void rcupl_reclaim_fork_prepare(void) { rcupl_mutex_lock(&rq.mu); }
 
 void rcupl_reclaim_fork_parent(void) {
-  if (--rq.forks_pending == 0) pthread_cond_broadcast(&rq.wake);
+  if (--rq.forks_pending == 0) rcupl_cond_broadcast(&rq.wake);
   rcupl_mutex_unlock(&rq.mu);
 }
 
@@ -78,10 +82,12 @@ static void rcupl_reclaim_requeue_first(struct rcupl_work *first) {
 void rcupl_reclaim_fork_child(void) {
   /* The thread and every waiter are gone; rq.mu was taken by this thread
    * in prepare and is released at the end. */
-  pthread_cond_init(&rq.wake, NULL);
-  pthread_cond_init(&rq.done_cv, NULL);
+  rcupl_cond_init_monotonic(&rq.wake); /* LOCK-3 */
+  rq.wake_monotonic = true;
+  rcupl_cond_init(&rq.done_cv);
   rq.running = false;
   rq.ready = false;
+  rq.stopping = false;  /* a stop of the parent's (RECLAIM-10) */
   rq.forks_pending = 0; /* other threads' forks do not exist here */
   rq.warm_due = 0;      /* the next kick asks again (WARM-4) */
   if (rq.phase == RCUPL_GP && rq.batch != NULL) {
@@ -90,7 +96,7 @@ void rcupl_reclaim_fork_child(void) {
     rcupl_reclaim_requeue_first(rq.batch);
   }
   if (rq.phase == RCUPL_CALLBACKS) {
-    /* RECLAIM-12: forked without waiting the batch out. Items not started
+    /* RECLAIM_FORK-2: forked without waiting the batch out. Items not started
      * run again; the started one too unless it committed (its manager's
      * lock, which prepare holds, orders the two). */
     const struct rcupl_batch_pos *at = &rq.slot[rq.pos];
@@ -119,11 +125,19 @@ void rcupl_reclaim_fork_child(void) {
   rcupl_mutex_unlock(&rq.mu);
 }
 
+unsigned rcupl_reclaim_fork_child_retires_queued(const struct rcupl_pool *p) {
+  unsigned n = 0;
+  for (struct rcupl_work *w = rq.head; w != NULL; w = w->next)
+    if (rcupl_reclaim_retire_pool(w) == p) n++;
+  return n;
+}
+
 void rcupl_reclaim_fork_child_adopt(struct rcupl_pool *p) {
   /* Child handler, after rcupl_reclaim_fork_child: the queue holds all that
    * is left to run. A pool at refs zero whose free is not queued lost its
    * hand-over to a thread that does not exist here. */
   for (struct rcupl_work *w = rq.head; w != NULL; w = w->next)
     if (w == &p->free_work) return;
-  rcupl_reclaim_free_later_quiet(p);
+  rcupl_reclaim_free_later_quiet(
+      p, "fork child: its last reference was a parent thread's");
 }

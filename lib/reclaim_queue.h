@@ -2,7 +2,7 @@
 /*
  * Private to the reclaim thread's files: the queue's state, defined in
  * lib/reclaim.c and shared with lib/reclaim_fork.c (the fork handlers'
- * part, RECLAIM-7 and -12, which takes the queue over in a child), and the
+ * part, RECLAIM_FORK-1 and -2, which takes the queue over in a child), and the
  * wait lib/barrier.c drains with. No other file includes it.
  */
 #ifndef RCUPOOL_LIB_RECLAIM_QUEUE_H
@@ -18,18 +18,19 @@ enum { RCUPL_IDLE = 0, RCUPL_GP = 1, RCUPL_CALLBACKS = 2 };
 
 struct rcupl_reclaim_queue {
   pthread_mutex_t mu;
-  pthread_cond_t wake;    /* the thread waits for work, or for a fork */
+  pthread_cond_t wake;    /* the thread waits for work, or for a fork;
+                             CLOCK_MONOTONIC once wake_monotonic (LOCK-3) */
   pthread_cond_t done_cv; /* barriers and fork prepare wait for progress */
   struct rcupl_work *head;
   struct rcupl_work **tail;
   struct rcupl_work *batch; /* in flight (phase GP) */
   uint64_t queued;
   uint64_t done;
-  /* RECLAIM-9: pools this batch unlinked and stopped, whose memory waits
+  /* RECLAIM-7: pools this batch unlinked and stopped, whose memory waits
    * for one more grace period; linked through free_work.next. The
    * thread's alone (a fork never sees phase CALLBACKS). */
   struct rcupl_work *unlinked;
-  /* RECLAIM-12: where the thread is in a CALLBACKS batch, for a child
+  /* RECLAIM_FORK-2: where the thread is in a CALLBACKS batch, for a child
    * forked without waiting it out. Two slots; `pos` (atomic) names the one
    * that is whole. The thread writes the other, then flips pos; a
    * callback marks the slot in use committed under its manager's lock. */
@@ -43,10 +44,17 @@ struct rcupl_reclaim_queue {
   uint64_t batch_count;
   int phase;
   bool running;
-  bool ready; /* the thread has started and waits for work (RECLAIM-7) */
+  bool ready; /* the thread has started and waits for work (RECLAIM_FORK-1) */
+  /* RECLAIM-10: the thread (joinable) while running, and the stop asked
+   * by rcupl_reclaim_stop(). */
+  pthread_t thread;
+  bool stopping;
+  /* wake was set to CLOCK_MONOTONIC (LOCK-3): at the first start, before
+   * the thread, wake's only waiter, exists; a fork child's is again. */
+  bool wake_monotonic;
   /* WARM-4: when the next warm pass is due (rcupl_now_ns clock), 0: none. */
   uint64_t warm_due;
-  /* RECLAIM-7: forks between their hold and their parent handler (glibc
+  /* RECLAIM_FORK-1: forks between their hold and their parent handler (glibc
    * runs the handlers of forks on different threads concurrently: one
    * fork's parent handler must not release another's hold). */
   unsigned forks_pending;
@@ -57,7 +65,7 @@ struct rcupl_reclaim_queue {
  * library's prefix, since a static link of the library exposes it. */
 extern struct rcupl_reclaim_queue rq __asm__("rcupl_reclaim_queue");
 
-/* RECLAIM-12: publishes the position before an item starts. */
+/* RECLAIM_FORK-2: publishes the position before an item starts. */
 static inline void rcupl_reclaim_note_position(struct rcupl_work *started,
                                                struct rcupl_work *rest,
                                                uint64_t rest_count) {

@@ -36,7 +36,17 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "fault.h"
+#include "limits_internal.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "placement.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
+#include "reset.h"
+#include "warm.h"
 
 /* Finds a managed pool of `threads` threads and m's placement (PLACE-1)
  * other than the current one (a
@@ -75,8 +85,7 @@ static void rcupl_reset_failed(rcupool_t *m, bool settling) {
 /* rcupool_reset() to `threads` (already resolved, non-zero), entered with
  * m->writer held, which it releases. settling: called to settle a stale
  * fork child (rcupl_reset_settle_fork). */
-static int rcupl_reset_writer_held(rcupool_t *m, size_t threads,
-                                   bool settling) {
+int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
   /* m->current changes only under writer (MANAGER-5), so old stays. */
   struct rcupl_pool *old = m->current;
   if (old->threads == threads && !old->fork_orphan) {
@@ -115,7 +124,8 @@ static int rcupl_reset_writer_held(rcupool_t *m, size_t threads,
     rcupl_mutex_unlock(&m->lock);
     /* Slow (threads start): no m->lock held, so stats, pins and the reclaim
      * thread carry on meanwhile. */
-    int err = rcupl_pool_create(m, threads, &m->placement, "reset", &next);
+    int err =
+        rcupl_manager_pool_create(m, threads, &m->placement, "reset", &next);
     if (err != 0) {
       free(rec);
       rcupl_reset_failed(m, settling);
@@ -133,14 +143,18 @@ static int rcupl_reset_writer_held(rcupool_t *m, size_t threads,
    * zero. */
   __atomic_fetch_add(&old->refs, 1, __ATOMIC_RELAXED);
   old->retires_pending++;
-  old->warm_since = 0; /* its linger starts when a pass first sees it warm */
   rec->pool = old;
   rcupl_reset_settled_locked(m);
+  /* WARM-5: the retired pool joins those m holds off current. */
+  struct rcupl_work *let_go = NULL;
+  rcupl_warm_limit_locked(m, &let_go);
   const size_t old_threads = old->threads, next_threads = next->threads;
   rcupl_mutex_unlock(&m->lock);
 
+  rcupl_hold_point(RCUPL_HOLD_RESET_RETIRE); /* tests: a fork here, FORK-7 */
   rcupl_reclaim_retire(rec);
   rcupl_mutex_unlock(&m->writer);
+  rcupl_warm_free(let_go);
   /* Logged after the locks are released; the pointers are only
    * printed. */
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",
@@ -164,28 +178,6 @@ static int rcupl_reset(rcupool_t *m, size_t threads) {
   rcupl_mutex_lock(&m->writer);
   __atomic_store_n(&m->chosen, chosen, __ATOMIC_RELAXED);
   return rcupl_reset_writer_held(m, threads, false);
-}
-
-int rcupl_reset_follow(rcupool_t *m, const struct rcupl_default_size *ds) {
-  rcupl_mutex_lock(&m->writer);
-  if (__atomic_load_n(&m->chosen, __ATOMIC_RELAXED) ||
-      m->current->threads == ds->threads) {
-    m->follow_last = *ds; /* FOLLOW-2: under writer */
-    rcupl_mutex_unlock(&m->writer);
-    return 0;
-  }
-  char what[160];
-  rcupl_follow_describe(&m->follow_last, ds, what, sizeof what);
-  const size_t from = m->current->threads;
-  m->follow_last = *ds;
-  int err = rcupl_reset_writer_held(m, ds->threads, false);
-  if (err != 0) return err;
-  rcupl_mutex_lock(&m->lock);
-  m->follows++;
-  rcupl_mutex_unlock(&m->lock);
-  rcupl_log(RCUPOOL_LOG_INFO, "manager %p: default size %zu -> %zu: %s",
-            (void *)m, from, ds->threads, what);
-  return 1;
 }
 
 int rcupool_reset(rcupool_t *m, size_t threads) {

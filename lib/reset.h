@@ -18,11 +18,10 @@ static inline void rcupl_fork_settle(rcupool_t *m) {
     rcupl_reset_settle_fork(m);
 }
 
-/* A reset to ds->threads made by following the limits (lib/follow.c):
- * under m->writer, does nothing when the count was chosen meanwhile
- * (FOLLOW-1) or the current pool already has that size; records ds as the
- * limits last seen; counts and logs the change. Returns 1 when it reset,
- * 0 when not, or the reset's error. Call without m's locks. */
-int rcupl_reset_follow(rcupool_t *m, const struct rcupl_default_size *ds);
+/* rcupool_reset() to `threads` (resolved, non-zero), entered with
+ * m->writer held, which it releases (on every path). settling: called to
+ * settle a stale fork child. Returns 0 or a negative errno. For reset.c
+ * and for lib/follow.c's reset that follows the limits. */
+int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling);
 
 #endif /* RCUPOOL_LIB_RESET_H */

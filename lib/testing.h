@@ -24,11 +24,28 @@ extern "C" {
 #define RCUPL_FAULT_SITE_POOL_CREATE 1
 #define RCUPL_FAULT_SITE_RECLAIM_THREAD \
   2 /* the reclaim thread's pthread_create */
+/* Hold points: the hook is called inside one lock's critical section and
+ * may block there (its result is ignored), so a test can fork while a
+ * thread holds that lock (tests/fork/fork_locks_test.cc). The writers of
+ * the managers are held through RCUPL_FAULT_SITE_POOL_CREATE (a reset or
+ * a sized pin starting a pool holds its manager's writer). */
+#define RCUPL_HOLD_SITE_DEFAULT_LOCK 3
+#define RCUPL_HOLD_SITE_MANAGER_LOCK 4
+#define RCUPL_HOLD_SITE_MANAGERS_MU 5
+#define RCUPL_HOLD_SITE_RECLAIM_QUEUE 6
+#define RCUPL_HOLD_SITE_GP_GATE 7
+#define RCUPL_HOLD_SITE_LOG_QUEUE 8
+#define RCUPL_HOLD_SITE_LIMITS_LOCK 9
+#define RCUPL_HOLD_SITE_CPUS_LOCK 10
+#define RCUPL_HOLD_SITE_MEMB_FORK_LOCK 11 /* memb builds only */
+#define RCUPL_HOLD_SITE_RESET_RETIRE 12   /* writer held, retire not queued */
+#define RCUPL_FAULT_SITE_CPUINFO 13       /* cpuinfo_initialize (lib/cpus.c) */
 
 /* Returns true to make the library call at `site` fail. */
 typedef bool (*rcupl_fault_hook_fn)(void *ctx, int site);
 
-/* Installs a failure hook (NULL removes it). Not thread-safe against calls
+/* Installs a failure hook (NULL removes it). At a hold point the hook runs
+ * with a library lock held: it must not call rcupool. Not thread-safe against calls
  * that allocate or create pools: install it while the library is idle. */
 void rcupl_fault_set_hook(rcupl_fault_hook_fn fn, void *ctx);
 

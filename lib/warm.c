@@ -20,37 +20,62 @@
  *       release either takes the pool from 1 to 2 first, and the release
  *       fails, or finds it at 0 and takes or starts another (SIZED-2). The
  *       released pool is dying and the releaser owns it: it hands it to the
- *       reclaim thread (unlink, stop, free a grace period later, RECLAIM-9)
+ *       reclaim thread (unlink, stop, free a grace period later, RECLAIM-7)
  *       after it has dropped every manager lock.
- *   WARM-3. A warm pool goes once unused for its manager's warm_ns: a pass
- *       renews warm_since whenever it sees the pool in use (refs != 1, a
- *       retire pending, or `used` set by a sized pin since the last pass)
- *       and releases it when now - warm_since >= warm_ns. Beyond warm_max
- *       warm pools the longest unused go first. A pool orphaned by fork()
- *       (never reused, RESET-2) goes at the first pass that finds it warm.
+ *   WARM-3. A warm pool goes once unused for its manager's warm_ns,
+ *       measured from its last use: pool->last_use, stamped by the unpin
+ *       that dropped its last pin (on the pool's own line, before the put:
+ *       PIN-2), by the end of a dispatch on it, by the retire callback
+ *       after which it turns warm, and at its creation. A pass releases a
+ *       warm pool when now - last_use >= warm_ns and otherwise makes the
+ *       next pass due at last_use + warm_ns, so a linger ends warm_ns after
+ *       the last use, plus the reclaim thread's wake-up (measured: 0.3-1.7
+ *       ms; the stated tolerance is 100 ms, tests/warm_lifetime_test.cc).
+ *       A pin and its unpin both made between a pass's look at the pool
+ *       and its compare-and-swap (a few instructions under m->lock) are not
+ *       seen by it; nothing else is. A pool orphaned by fork() (never
+ *       reused, RESET-2) goes at the first pass that finds it warm.
  *   WARM-4. Passes run: on the reclaim thread after each batch and at the
- *       time the last pass said (rcupl_warm_pass_all's result; none while no
- *       pool other than the current one is alive, so an idle process sleeps
- *       and keeps no pool past warm_ns); in rcupool_barrier() for its
- *       manager (so with RCUPOOL_WARM_NONE a barrier frees as when pools
- *       went at their last unpin); in rcupool_trim() (every warm pool). A
- *       pass takes managers_mu, then m->lock (fork's order, FORK-2), runs
- *       no user code, and pushes what it released after unlocking.
+ *       time the last pass said (rcupl_warm_pass_all's result: the end of
+ *       the earliest linger, or one linger from now while a pool off
+ *       current is in use, since its unpin reports nothing; none while no
+ *       pool other than the current one is alive, so an idle process
+ *       sleeps and wakes for nothing but a linger's end); in
+ *       rcupool_barrier() for its manager; in rcupool_trim() (every warm
+ *       pool, lib/barrier.c). A pass takes managers_mu, then m->lock (fork's order,
+ *       FORK-2), runs no user code, and pushes what it released after
+ *       unlocking. Its due times are CLOCK_MONOTONIC, and so is the
+ *       reclaim thread's wait for them (lib/lock.c, LOCK-3).
+ *   WARM-5. The limit holds the moment a pool turns warm. The pools a
+ *       manager holds off current (warm, pinned, retiring, dispatched) each
+ *       turn warm by themselves (an unpin, a grace period, a dispatch's
+ *       end), where nothing can look at the limit. So wherever one may join
+ *       them (a sized pin starting a pool, a reset retiring one) and at
+ *       every pass, rcupl_warm_limit_locked() lets the longest unused warm
+ *       ones go until those pools number at most warm_max: then however
+ *       many of them turn warm, at most warm_max are. Only when pins (or
+ *       retires) alone hold more than warm_max pools off current can more
+ *       than warm_max be warm, and then only until the next pass, at most
+ *       warm_ns after their unpins (WARM-4). With RCUPOOL_WARM_NONE
+ *       (warm_max 0) a retired pool goes at the pass after its grace
+ *       period, a pinned one at the first pass after its last unpin.
  */
 #include <errno.h>
 #include <time.h>
 
-#include "internal.h"
+#include "clock.h"
+#include "lock.h"
+#include "log_internal.h"
+#include "manager_internal.h"
+#include "managers.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "reclaim.h"
+#include "warm.h"
 
 /* Passes are at least this far apart, so a short warm_ms with a pool held
  * by a long pin does not make the reclaim thread spin. */
 #define RCUPL_WARM_MIN_PERIOD_NS UINT64_C(10000000) /* 10 ms */
-
-uint64_t rcupl_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
 
 bool rcupl_warm_set(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
   if (warm_ms > RCUPOOL_WARM_MS_MAX) return false;
@@ -73,7 +98,9 @@ bool rcupl_warm_release_locked(struct rcupl_pool *p) {
   return true;
 }
 
-void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p) {
+void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p,
+                      const char *why) {
+  p->free_why = why;
   p->free_work.next = *chain;
   *chain = &p->free_work;
 }
@@ -82,7 +109,8 @@ void rcupl_warm_free(struct rcupl_work *chain) {
   while (chain != NULL) {
     struct rcupl_work *w = chain;
     chain = w->next;
-    rcupl_reclaim_free_later(caa_container_of(w, struct rcupl_pool, free_work));
+    struct rcupl_pool *p = caa_container_of(w, struct rcupl_pool, free_work);
+    rcupl_reclaim_free_later(p, p->free_why);
   }
 }
 
@@ -102,10 +130,10 @@ static void rcupl_warm_due(struct rcupl_warm_pass *w, uint64_t at) {
 }
 
 static void rcupl_warm_let_go_locked(struct rcupl_warm_pass *w,
-                                     struct rcupl_pool *p) {
+                                     struct rcupl_pool *p, const char *why) {
   if (!rcupl_warm_release_locked(p)) return; /* pinned meanwhile: in use */
   w->released++;
-  rcupl_warm_chain(&w->chain, p);
+  rcupl_warm_chain(&w->chain, p, why);
 }
 
 /* WARM-1's definition: managed, not current, no pin, retire or dispatch
@@ -116,52 +144,70 @@ static bool rcupl_warm_is_warm_locked(const rcupool_t *m,
          p->retires_pending == 0;
 }
 
-/* WARM-3 over m's pools. Called with m->lock held. */
+size_t rcupl_warm_limit_locked(rcupool_t *m, struct rcupl_work **chain) {
+  const uint32_t max = __atomic_load_n(&m->warm_max, __ATOMIC_RELAXED);
+  size_t held = 0, released = 0;
+  struct rcupl_pool *p;
+  rcupl_for_each_pool(p, m) {
+    if (p != m->current && p->managed) held++; /* refs >= 1 (WARM-2) */
+  }
+  while (held > max) {
+    struct rcupl_pool *oldest = NULL;
+    uint64_t oldest_use = 0;
+    rcupl_for_each_pool(p, m) {
+      if (!rcupl_warm_is_warm_locked(m, p)) continue;
+      uint64_t use = __atomic_load_n(&p->last_use, __ATOMIC_RELAXED);
+      if (oldest == NULL || use < oldest_use) {
+        oldest = p;
+        oldest_use = use;
+      }
+    }
+    /* None warm: the rest are pinned, retiring or dispatched, and the
+     * manager may not let them go (WARM-2); each is looked at again when
+     * it turns warm (WARM-5). A pin that took the oldest meanwhile ends
+     * this call too: the next pass looks again. */
+    if (oldest == NULL || !rcupl_warm_release_locked(oldest)) break;
+    rcupl_warm_chain(chain, oldest, "beyond warm_pools");
+    held--;
+    released++;
+  }
+  return released;
+}
+
+/* WARM-3 and WARM-5 over m's pools. Called with m->lock held. */
 static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
   if (m->current == NULL) return; /* destroy owns every pool now */
   const uint64_t warm_ns = __atomic_load_n(&m->warm_ns, __ATOMIC_RELAXED);
-  const uint32_t max = __atomic_load_n(&m->warm_max, __ATOMIC_RELAXED);
-  size_t warm = 0;
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
-    if (p == m->current || !p->managed) {
-      p->warm_since = 0; /* WARM-3: a linger starts when it turns warm */
-      continue;
-    }
-    bool used = __atomic_exchange_n(&p->used, 0, __ATOMIC_RELAXED) != 0;
-    if (used || p->warm_since == 0) p->warm_since = w->now;
+    if (p == m->current || !p->managed) continue;
     if (!rcupl_warm_is_warm_locked(m, p)) {
-      p->warm_since = w->now; /* in use now: its linger starts again */
+      /* In use (pinned, retiring, dispatched). Its linger will start at
+       * its last use, which nobody reports (PIN-2): looked at again one
+       * linger from now, the earliest it can end (WARM-4). */
       rcupl_warm_due(w, w->now + warm_ns);
       continue;
     }
+    /* After the acquire load of refs (is_warm): the stamp of the unpin
+     * that left it warm is seen. A stamp after `now` is not expired. */
+    const uint64_t since = __atomic_load_n(&p->last_use, __ATOMIC_RELAXED);
     if (w->all || p->fork_orphan ||
-        (w->now >= p->warm_since && w->now - p->warm_since >= warm_ns)) {
-      rcupl_warm_let_go_locked(w, p);
+        (w->now >= since && w->now - since >= warm_ns)) {
+      rcupl_warm_let_go_locked(w, p,
+                               w->all ? "trim"
+                               : p->fork_orphan
+                                   ? "fork orphan"
+                                   : "warm expiry (unused for warm_ms)");
       continue;
     }
-    warm++; /* counted against the limit even if used since the last pass */
-    rcupl_warm_due(w, p->warm_since + warm_ns);
+    rcupl_warm_due(w, since + warm_ns);
   }
-  /* Beyond the limit: the longest unused go first. */
-  while (warm > max) {
-    struct rcupl_pool *oldest = NULL;
-    rcupl_for_each_pool(p, m) {
-      if (!rcupl_warm_is_warm_locked(m, p)) continue;
-      if (oldest == NULL || p->warm_since < oldest->warm_since) oldest = p;
-    }
-    if (oldest == NULL) break;
-    size_t before = w->released;
-    rcupl_warm_let_go_locked(w, oldest);
-    if (w->released == before) break; /* pinned meanwhile */
-    warm--;
-  }
+  w->released += rcupl_warm_limit_locked(m, &w->chain);
 }
 
 static void rcupl_warm_pass_each(rcupool_t *m, void *ctx) {
   rcupl_mutex_lock(&m->lock);
-  /* Read under the lock: another pass may have stamped warm_since after
-   * this one started, and "now" must never be before it (WARM-3). */
+  /* Read under the lock, at the pass over this manager. */
   ((struct rcupl_warm_pass *)ctx)->now = rcupl_now_ns();
   rcupl_warm_pass_locked(m, ctx);
   rcupl_mutex_unlock(&m->lock);
@@ -197,17 +243,8 @@ int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms, uint32_t warm_pools) {
   return err;
 }
 
-int rcupool_trim(rcupool_t *m) {
-  if (m == NULL) return -EINVAL;
-  /* Retires queued before the call end first, so a pool retired just now
-   * is warm by the pass; then the released pools' frees are waited for. */
-  int err = rcupool_barrier(m);
-  if (err != 0) return err;
-  size_t n = rcupl_warm_pass(m, true);
-  err = rcupool_barrier(m);
-  if (n != 0)
-    rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm pools",
-              (void *)m, n);
-  rcupl_log_deliver();
-  return err != 0 ? err : (int)n;
+/* WARM-4: the reclaim thread's pass, registered while the library loads
+ * (reclaim.c runs what it is given; it does not know warm widths). */
+__attribute__((constructor)) static void rcupl_warm_register_pass(void) {
+  rcupl_reclaim_set_pass(rcupl_warm_pass_all);
 }

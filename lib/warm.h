@@ -12,15 +12,6 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t rcupl_now_ns(void);
-
-/* A sized pin found p: it was used (WARM-3). */
-static inline void rcupl_warm_note_use(struct rcupl_pool *p) {
-  if (!__atomic_load_n(&p->used, __ATOMIC_RELAXED))
-    __atomic_store_n(&p->used, 1, __ATOMIC_RELAXED);
-}
-
 /* Lets the manager's reference of p go if it is the only one (WARM-2): a
  * compare-and-swap of refs from 1 to 0. On success p is dying and the
  * caller owns it: it hands it to the reclaim thread once it holds no
@@ -28,10 +19,21 @@ static inline void rcupl_warm_note_use(struct rcupl_pool *p) {
  * managed pool that is not current. */
 bool rcupl_warm_release_locked(struct rcupl_pool *p);
 
-/* Chains released pools through free_work.next (caller's list) and hands
- * them all to the reclaim thread. */
-void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p);
+/* Chains released pools through free_work.next (caller's list), each with
+ * the cause its free will log (`why`, a string literal), and hands them all
+ * to the reclaim thread. */
+void rcupl_warm_chain(struct rcupl_work **chain, struct rcupl_pool *p,
+                      const char *why);
 void rcupl_warm_free(struct rcupl_work *chain);
+
+/* WARM-5, the limit: lets the longest unused warm pools of m go until the
+ * pools m holds off current (warm, pinned, retiring, dispatched: each turns
+ * warm by itself) are at most its warm_pools, or none of them is warm.
+ * Called with m->lock held wherever a pool may join them: a pool started
+ * for a sized pin, a reset's retire, every pass. The pools let go are
+ * chained on *chain, for rcupl_warm_free() once no manager lock is held.
+ * Returns how many. */
+size_t rcupl_warm_limit_locked(rcupool_t *m, struct rcupl_work **chain);
 
 /* The expiry pass over every manager (the reclaim thread's): releases the
  * warm pools unused for their manager's warm_ms and those beyond its

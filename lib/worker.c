@@ -7,7 +7,7 @@
  * barrier and destroy, the log, memb's fork lock); this file calls no other
  * file of lib/ but names.c.
  *
- * Invariants kept here (PARALLEL-3 and PARALLEL-4 before they moved here):
+ * Invariants kept here:
  *   WORKER-1. A thread is "in a task" (rcupl_in_task) when it runs a task
  *       dispatched by rcupool (task_depth > 0: every task of
  *       rcupool_parallelize_1d() runs through rcupl_task_run()) or is a worker
@@ -37,7 +37,12 @@
 #include <sched.h>
 #include <time.h>
 
-#include "internal.h"
+#include "idle.h"
+#include "names.h"
+#include "pool.h"
+#include "rcupool/rcupool.h"
+#include "tsan.h"
+#include "worker.h"
 
 static __thread unsigned task_depth;
 static __thread const struct rcupl_pool *worker_of;
@@ -63,6 +68,7 @@ struct rcupl_census {
   size_t arrived;                  /* atomic */
   const struct rcupl_cpuset *cpus; /* NULL: not placed */
   bool strict;
+  rcupl_worker_bind_fn bind;
   size_t workers; /* atomic: workers seen so far (their number k) */
   size_t bound;   /* atomic: workers whose binding held */
   struct timespec deadline;
@@ -86,7 +92,7 @@ static void rcupl_census_task(void *arg, size_t i) {
     worker_of = c->pool;
     rcupl_thread_name_worker(i, c->threads);
     size_t k = __atomic_fetch_add(&c->workers, 1, __ATOMIC_RELAXED);
-    if (c->cpus != NULL && rcupl_placement_bind_worker(c->cpus, c->strict, k))
+    if (c->cpus != NULL && c->bind(c->cpus, c->strict, k))
       __atomic_fetch_add(&c->bound, 1, __ATOMIC_RELAXED);
   }
   __atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
@@ -99,14 +105,15 @@ static void rcupl_census_task(void *arg, size_t i) {
 }
 
 void rcupl_worker_census(struct rcupl_pool *p, const struct rcupl_cpuset *cpus,
-                         bool strict) {
+                         bool strict, rcupl_worker_bind_fn bind) {
   if (p->threads <= 1) return;
   struct rcupl_census c = {.pool = p,
                            .creator = pthread_self(),
                            .threads = p->threads,
                            .arrived = 0,
                            .cpus = cpus,
-                           .strict = strict};
+                           .strict = strict,
+                           .bind = bind};
   clock_gettime(CLOCK_MONOTONIC, &c.deadline);
   c.deadline.tv_sec += 2;
   RCUPL_TSAN_RELEASE(&c.start);

@@ -23,11 +23,15 @@ void rcupl_task_run(pthreadpool_task_1d_t task, void *ctx, size_t begin,
                     size_t end);
 
 /* Records p's worker threads as workers of an rcupool pool, names them,
- * and binds them to `cpus` (NULL: not placed; strict: one CPU each) and
- * sets p->bind_failures (PLACE-3). Called once by rcupl_pool_create on a
- * new pool, on the creating thread. */
+ * and binds them to `cpus` (NULL: not placed; strict: one CPU each) with
+ * `bind` (lib/placement.c's, given by pool.c, so that this file does not
+ * reach up into placement and its log) and sets p->bind_failures
+ * (PLACE-3). Called once by rcupl_pool_create on a new pool, on the
+ * creating thread. */
+typedef bool (*rcupl_worker_bind_fn)(const struct rcupl_cpuset *cpus,
+                                     bool strict, size_t k);
 void rcupl_worker_census(struct rcupl_pool *p, const struct rcupl_cpuset *cpus,
-                         bool strict);
+                         bool strict, rcupl_worker_bind_fn bind);
 
 /* The reclaim thread marks itself once, as it starts (lib/reclaim.c); true
  * on that thread only (WORKER-3). */

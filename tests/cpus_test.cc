@@ -383,7 +383,7 @@ TEST(RcupoolReset, ZeroAfterAffinityNarrowedGivesNewCountAndPinKeepsItsPool) {
   RealRootAtExit restore;
   FakeRoot no_quota;
   rcupl_cpus_set_cgroup_root(no_quota.path());
-  rcupool_test::Manager m(0);
+  rcupool_test::NoWarmManager m(0);
   const size_t wide = rcupool_threads(m);
   if (wide < 2) GTEST_SKIP() << "the default is already 1 thread here";
   rcupool_pin_t pin{};
@@ -409,7 +409,7 @@ TEST(RcupoolReset, ZeroAfterAffinityNarrowedGivesNewCountAndPinKeepsItsPool) {
 }
 
 TEST(RcupoolReset, ZeroOnManagerCreatedWithCountKeepsThatCount) {
-  rcupool_test::Manager m(3);
+  rcupool_test::NoWarmManager m(3);
   ASSERT_EQ(rcupool_reset(m, 5), 0);
   NarrowedToOneCpu narrowed;
   ASSERT_EQ(rcupool_reset(m, 0), 0);

@@ -2,10 +2,13 @@
 // rcupool_default and RCUPOOL_NUM_THREADS. No test of this binary touches
 // the default manager in the parent process: each case forks a child that
 // makes the process's first rcupool_default() call.
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -60,10 +63,220 @@ TEST(RcupoolDefault, InvalidEnvironmentCountIsLoggedAndIgnored) {
   const int fallback = DefaultThreadsInChild(nullptr, &warned);
   ASSERT_GE(fallback, 1);
   EXPECT_FALSE(warned);
-  for (const char *bad : {"", "0", "-2", "abc", "4x", "999999999999999999999",
+  for (const char *bad : {" ", "0", "-2", "abc", "4x", "999999999999999999999",
                           "257", "1.5"}) {
     warned = false;
     EXPECT_EQ(DefaultThreadsInChild(bad, &warned), fallback) << bad;
     EXPECT_TRUE(warned) << bad;
   }
+}
+
+TEST(RcupoolDefault, EmptyEnvironmentCountIsTheDefaultWithoutWarning) {
+  bool warned = true;
+  const int fallback = DefaultThreadsInChild(nullptr, &warned);
+  ASSERT_GE(fallback, 1);
+  warned = true;
+  EXPECT_EQ(DefaultThreadsInChild("", &warned), fallback);
+  EXPECT_FALSE(warned);
+}
+
+// The operator's variables of the default manager (lib/env.c): what the
+// default manager got, and the warnings that named the variable, from a
+// fresh child per case.
+namespace {
+struct EnvResult {
+  long ok;        // 1: the child ran to the end
+  long idle;      // rcupool_idle()
+  long warnings;  // warnings naming the variable
+  long pools_idle_after_unpin;
+  long pools_idle_later;  // with wait_past_default_linger: 1.5 s later
+  long stderr_debug;  // 1 when a debug record reached stderr
+};
+
+// The child sets `name` to `value` (unset when null), then creates the
+// default manager with a hook that counts warnings naming `name`
+// (RCUPOOL_LOG_LEVEL's cases keep the default sink and read stderr back).
+EnvResult EnvInChild(const char *name, const char *value,
+                     bool wait_past_default_linger = false) {
+  EnvResult r{};
+  int fds[2];
+  if (pipe(fds) != 0) return r;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    EnvResult out{};
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+    static const char *watched;
+    static long warnings;
+    watched = name;
+    const bool log_case = strcmp(name, RCUPOOL_ENV_LOG_LEVEL) == 0;
+    int err_pipe[2] = {-1, -1};
+    if (log_case) {
+      // The default sink writes to fd 2: catch it in a pipe.
+      if (pipe(err_pipe) != 0) _exit(3);
+      dup2(err_pipe[1], 2);
+    } else {
+      rcupool_set_log(
+          [](void *, rcupool_log_level_t level, const char *msg) {
+            if (level == RCUPOOL_LOG_WARN && strstr(msg, watched)) ++warnings;
+          },
+          nullptr);
+    }
+    rcupool_t *m = rcupool_default();
+    if (m == nullptr) _exit(2);
+    out.idle = rcupool_idle(m);
+    // The warm variables' cases: a width nobody holds any more is warm
+    // (pools_idle 1) unless the warm pool count is none.
+    const bool warm_case = strncmp(name, "RCUPOOL_WARM_", 13) == 0;
+    rcupool_stats_t st{};
+    if (warm_case) {
+      rcupool_pin_t pin{};
+      if (rcupool_pin_sized(m, rcupool_threads(m) + 1, &pin) != 0) _exit(4);
+      rcupool_unpin(&pin);
+      if (rcupool_barrier(m) != 0 || rcupool_get_stats(m, &st) != 0) _exit(5);
+      out.pools_idle_after_unpin = (long)st.pools_idle;
+    }
+    if (warm_case && wait_past_default_linger) {
+      // Longer than the default linger (1 s): only a longer one keeps it.
+      usleep(1500 * 1000);
+      if (rcupool_get_stats(m, &st) != 0) _exit(5);
+      out.pools_idle_later = (long)st.pools_idle;
+    }
+    if (log_case) {
+      rcupool_log(RCUPOOL_LOG_DEBUG, "a debug record");
+      rcupool_log(RCUPOOL_LOG_WARN, "a warning naming %s", name);
+      fflush(stderr);
+      close(2);
+      close(err_pipe[1]);
+      char buf[8192];
+      std::string text;
+      ssize_t n;
+      while ((n = read(err_pipe[0], buf, sizeof buf)) > 0) text.append(buf, n);
+      out.stderr_debug = text.find("debug: a debug record") != std::string::npos;
+      // Warnings about the variable itself (not the record logged above).
+      size_t at = 0;
+      while ((at = text.find("warning: " + std::string(name) + "=", at)) !=
+             std::string::npos) {
+        ++warnings;
+        ++at;
+      }
+    }
+    out.warnings = warnings;
+    out.ok = 1;
+    if (write(fds[1], &out, sizeof out) != sizeof out) _exit(2);
+    _exit(0);
+  }
+  close(fds[1]);
+  ssize_t got = read(fds[0], &r, sizeof r);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got != sizeof r || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    r.ok = 0;
+  return r;
+}
+}  // namespace
+
+TEST(RcupoolDefaultEnv, IdleSpinOrYieldIsTheDefaultManagersPolicy) {
+  EnvResult unset = EnvInChild(RCUPOOL_ENV_IDLE, nullptr);
+  ASSERT_EQ(unset.ok, 1);
+  EXPECT_EQ(unset.idle, RCUPOOL_IDLE_YIELD);
+  for (const char *spin : {"spin", " SPIN "}) {
+    EnvResult r = EnvInChild(RCUPOOL_ENV_IDLE, spin);
+    ASSERT_EQ(r.ok, 1) << spin;
+    EXPECT_EQ(r.idle, RCUPOOL_IDLE_SPIN) << spin;
+    EXPECT_EQ(r.warnings, 0) << spin;
+  }
+  EnvResult yield = EnvInChild(RCUPOOL_ENV_IDLE, "yield");
+  ASSERT_EQ(yield.ok, 1);
+  EXPECT_EQ(yield.idle, RCUPOOL_IDLE_YIELD);
+  EXPECT_EQ(yield.warnings, 0);
+}
+
+TEST(RcupoolDefaultEnv, InvalidIdleIsLoggedAndIgnoredAndEmptyIsSilent) {
+  for (const char *bad : {"active", " "}) {
+    EnvResult r = EnvInChild(RCUPOOL_ENV_IDLE, bad);
+    ASSERT_EQ(r.ok, 1) << bad;
+    EXPECT_EQ(r.idle, RCUPOOL_IDLE_YIELD) << bad;
+    EXPECT_EQ(r.warnings, 1) << bad;
+  }
+  EnvResult empty = EnvInChild(RCUPOOL_ENV_IDLE, "");
+  ASSERT_EQ(empty.ok, 1);
+  EXPECT_EQ(empty.warnings, 0);
+  EXPECT_EQ(empty.idle, RCUPOOL_IDLE_YIELD);
+}
+
+TEST(RcupoolDefaultEnv, WarmPoolsZeroKeepsNoWidthWarmAndACountKeepsIt) {
+  EnvResult unset = EnvInChild(RCUPOOL_ENV_WARM_POOLS, nullptr);
+  ASSERT_EQ(unset.ok, 1);
+  EXPECT_EQ(unset.pools_idle_after_unpin, 1);  // the library's default: warm
+  EnvResult none = EnvInChild(RCUPOOL_ENV_WARM_POOLS, "0");
+  ASSERT_EQ(none.ok, 1);
+  EXPECT_EQ(none.pools_idle_after_unpin, 0);  // freed at the barrier
+  EXPECT_EQ(none.warnings, 0);
+  EnvResult two = EnvInChild(RCUPOOL_ENV_WARM_POOLS, " 2 ");
+  ASSERT_EQ(two.ok, 1);
+  EXPECT_EQ(two.pools_idle_after_unpin, 1);
+  EXPECT_EQ(two.warnings, 0);
+  for (const char *bad : {"-1", "4294967295", "2 x"}) {
+    EnvResult r = EnvInChild(RCUPOOL_ENV_WARM_POOLS, bad);
+    ASSERT_EQ(r.ok, 1) << bad;
+    EXPECT_EQ(r.pools_idle_after_unpin, 1) << bad;  // the default applies
+    EXPECT_EQ(r.warnings, 1) << bad;
+  }
+  EnvResult empty = EnvInChild(RCUPOOL_ENV_WARM_POOLS, "");
+  ASSERT_EQ(empty.ok, 1);
+  EXPECT_EQ(empty.warnings, 0);
+}
+
+TEST(RcupoolDefaultEnv, WarmMsAnHourKeepsAWidthPastTheDefaultLinger) {
+  EnvResult r = EnvInChild(RCUPOOL_ENV_WARM_MS, "3600000", true);
+  ASSERT_EQ(r.ok, 1);
+  EXPECT_EQ(r.warnings, 0);
+  EXPECT_EQ(r.pools_idle_after_unpin, 1);
+  EXPECT_EQ(r.pools_idle_later, 1);  // still warm 1.5 s after its last use
+}
+
+TEST(RcupoolDefaultEnv, WarmMsOutOfRangeIsLoggedAndIgnored) {
+  for (const char *good : {"250"}) {
+    EnvResult r = EnvInChild(RCUPOOL_ENV_WARM_MS, good);
+    ASSERT_EQ(r.ok, 1) << good;
+    EXPECT_EQ(r.warnings, 0) << good;
+  }
+  for (const char *bad : {"0", "3600001", "1s"}) {
+    EnvResult r = EnvInChild(RCUPOOL_ENV_WARM_MS, bad);
+    ASSERT_EQ(r.ok, 1) << bad;
+    EXPECT_EQ(r.warnings, 1) << bad;
+  }
+  EnvResult empty = EnvInChild(RCUPOOL_ENV_WARM_MS, "");
+  ASSERT_EQ(empty.ok, 1);
+  EXPECT_EQ(empty.warnings, 0);
+}
+
+TEST(RcupoolDefaultEnv, LogLevelDebugWritesDebugRecordsToStderr) {
+  EnvResult unset = EnvInChild(RCUPOOL_ENV_LOG_LEVEL, nullptr);
+  ASSERT_EQ(unset.ok, 1);
+  EXPECT_EQ(unset.stderr_debug, 0);  // warnings and up by default
+  for (const char *debug : {" DEBUG"}) {
+    EnvResult r = EnvInChild(RCUPOOL_ENV_LOG_LEVEL, debug);
+    ASSERT_EQ(r.ok, 1) << debug;
+    EXPECT_EQ(r.stderr_debug, 1) << debug;
+    EXPECT_EQ(r.warnings, 0) << debug;
+  }
+  EnvResult error = EnvInChild(RCUPOOL_ENV_LOG_LEVEL, "error");
+  ASSERT_EQ(error.ok, 1);
+  EXPECT_EQ(error.stderr_debug, 0);
+}
+
+TEST(RcupoolDefaultEnv, InvalidLogLevelIsLoggedAndIgnoredAndEmptyIsSilent) {
+  for (const char *bad : {"verbose", "3"}) {
+    EnvResult r = EnvInChild(RCUPOOL_ENV_LOG_LEVEL, bad);
+    ASSERT_EQ(r.ok, 1) << bad;
+    EXPECT_EQ(r.stderr_debug, 0) << bad;
+    EXPECT_EQ(r.warnings, 1) << bad;
+  }
+  EnvResult empty = EnvInChild(RCUPOOL_ENV_LOG_LEVEL, "");
+  ASSERT_EQ(empty.ok, 1);
+  EXPECT_EQ(empty.warnings, 0);
 }

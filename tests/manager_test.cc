@@ -9,7 +9,7 @@
 
 #include "tests/support/support.h"
 
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::ParallelSumIsRight;
 using rcupool_test::Stats;
@@ -92,7 +92,7 @@ TEST(RcupoolGeneration, NullManagerIsZero) {
 TEST(RcupoolGetStats, NullManagerOrOutIsInvalid) {
   rcupool_stats_t s;
   EXPECT_EQ(rcupool_get_stats(nullptr, &s), -EINVAL);
-  Manager m(2);
+  NoWarmManager m(2);
   EXPECT_EQ(rcupool_get_stats(m, nullptr), -EINVAL);
 }
 

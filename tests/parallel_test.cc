@@ -19,7 +19,7 @@
 #include "tests/support/support.h"
 
 using rcupool_test::LogRecorder;
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::Stats;
 
@@ -45,18 +45,18 @@ void OuterTask(void *arg, size_t) {
 }  // namespace
 
 TEST(RcupoolParallelize1d, EveryIndexRunsOnce) {
-  Manager m(4);
+  NoWarmManager m(4);
   for (size_t range : {1u, 2u, 3u, 7u, 64u, 1000u, 100003u})
     EXPECT_TRUE(ManagerSumIsRight(m, range)) << range;
 }
 
 TEST(RcupoolParallelize1d, ZeroRangeRunsNothing) {
-  Manager m(2);
+  NoWarmManager m(2);
   EXPECT_EQ(rcupool_parallelize_1d(m, InnerTask, nullptr, 0, 0), 0);
 }
 
 TEST(RcupoolParallelize1d, NestedCallFromTaskCompletesInline) {
-  Manager m(2);
+  NoWarmManager m(2);
   Nested n;
   n.m = m;
   ASSERT_EQ(rcupool_parallelize_1d(m, OuterTask, &n, 16, 0), 0);
@@ -78,7 +78,7 @@ void RecordThread(void *arg, size_t) {
 }  // namespace
 
 TEST(RcupoolScope, ParallelWorkRunsOnPinnedPoolAfterReset) {
-  Manager m(1);
+  NoWarmManager m(1);
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin(m, &pin), 0);  // a 1-thread pool: caller only
   ASSERT_EQ(rcupool_reset(m, 4), 0);
@@ -97,7 +97,7 @@ TEST(RcupoolScope, ParallelWorkRunsOnPinnedPoolAfterReset) {
 }
 
 TEST(RcupoolScope, ScopeOfOneManagerDoesNotAffectAnother) {
-  Manager a(1), b(3);
+  NoWarmManager a(1), b(3);
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin(a, &pin), 0);
   rcupool_scope_enter(&pin);
@@ -109,7 +109,7 @@ TEST(RcupoolScope, ScopeOfOneManagerDoesNotAffectAnother) {
 }
 
 TEST(RcupoolScope, NestedScopesInnermostWins) {
-  Manager m(1);
+  NoWarmManager m(1);
   rcupool_pin_t one{}, four{};
   ASSERT_EQ(rcupool_pin(m, &one), 0);
   ASSERT_EQ(rcupool_reset(m, 4), 0);
@@ -131,7 +131,7 @@ TEST(RcupoolScope, NestedScopesInnermostWins) {
 }
 
 TEST(RcupoolParallelize1d, ConcurrentCallersWithResetsAllComputeRight) {
-  Manager m(2);
+  NoWarmManager m(2);
   std::atomic<bool> stop{false};
   std::atomic<int> wrong{0};
   std::vector<std::thread> callers;
@@ -174,7 +174,7 @@ void ProbeTask(void *arg, size_t i) {
 // The reference a dispatch holds on its pool is not a pin: stats seen from
 // inside the tasks count only the caller's pins.
 TEST(RcupoolParallelize1d, DispatchReferenceNeverCountsAsPinInStats) {
-  Manager m(2);
+  NoWarmManager m(2);
   StatsProbe outside;
   outside.m = m;
   outside.unpin = nullptr;
@@ -199,7 +199,7 @@ TEST(RcupoolParallelize1d, DispatchReferenceNeverCountsAsPinInStats) {
 // unpins the scope's pin, the last reference of a retired pool; the
 // dispatch keeps the pool until it returns, then it is freed.
 TEST(RcupoolParallelize1d, TaskUnpinsLastPinOfScopeAllItemsRunPoolFreedAfterCall) {
-  Manager m(2);
+  NoWarmManager m(2);
   for (int round = 0; round < 4; round++) {
     rcupool_pin_t pin{};
     ASSERT_EQ(rcupool_pin(m, &pin), 0);
@@ -331,14 +331,14 @@ using RcupoolParallelize1dDeathTest = ThreadsafeDeathTest;
 
 TEST(RcupoolParallelize1d, NullManagerOrFunctionIsInvalid) {
   EXPECT_EQ(rcupool_parallelize_1d(nullptr, Noop, nullptr, 4, 0), -EINVAL);
-  Manager m(2);
+  NoWarmManager m(2);
   EXPECT_EQ(rcupool_parallelize_1d(m, nullptr, nullptr, 4, 0), -EINVAL);
 }
 
 TEST_F(RcupoolParallelize1dDeathTest, InScopeOfUnpinnedPinAborts) {
   EXPECT_DEATH(
       {
-        Manager m(2);
+        NoWarmManager m(2);
         rcupool_pin_t pin{};
         rcupool_pin(m, &pin);
         rcupool_scope_enter(&pin);
@@ -357,7 +357,7 @@ TEST_F(RcupoolScopeEnterDeathTest, WithEmptyOrNullPinAborts) {
 TEST_F(RcupoolScopeEnterDeathTest, NestedDeeperThanMaximumAborts) {
   EXPECT_DEATH(
       {
-        Manager m(1);
+        NoWarmManager m(1);
         rcupool_pin_t pin{};
         rcupool_pin(m, &pin);
         for (int i = 0; i <= RCUPOOL_SCOPE_MAX_DEPTH; i++)
@@ -373,7 +373,7 @@ TEST(RcupoolScopeExit, WithoutEnterIsLoggedNoop) {
 }
 
 TEST(RcupoolScopeExit, OnAnotherThreadThanEnterIsLoggedNoop) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin(m, &pin), 0);
   rcupool_scope_enter(&pin);

@@ -263,7 +263,7 @@ TEST(RcupoolPinPlaced, EveryWorkerIsBoundAsItsPolicySaysUnderBothClassMaps) {
   };
   for (const BindCase &bc : cases) {
     Classes c(bc.classes);
-    rcupool_test::Manager m(1);
+    rcupool_test::NoWarmManager m(1);
     const std::set<pid_t> before = WorkerTids();
     rcupool_placement_t pl = Placement(bc.placement);
     rcupool_pin_t pin{};
@@ -402,7 +402,7 @@ TEST(RcupoolReset, ReusesOnlyPoolsOfTheManagersPlacement) {
 
 TEST(RcupoolPinPlaced, CpusOutsideTheMaskAreEinvalOrClippedAndNothingIsLost) {
   NEED_CPUS_01();
-  rcupool_test::Manager m(1);
+  rcupool_test::NoWarmManager m(1);
   const rcupool_stats_t before = Stats(m);
   rcupool_placement_t outside = Placement("5-7");
   rcupool_pin_t pin{};
@@ -448,7 +448,7 @@ TEST(RcupoolPinPlaced, AClassWithNoCpuInTheMaskFallsBackToTheMask) {
   NEED_CPUS_01();
   // One class: every CPU is a performance CPU, none an efficiency CPU.
   Classes c("0-1:performance");
-  rcupool_test::Manager m(1);
+  rcupool_test::NoWarmManager m(1);
   rcupool_placement_t little = Placement("efficiency");
   rcupool_pin_t pin{};
   const std::set<pid_t> tids = WorkerTids();

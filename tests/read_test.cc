@@ -20,7 +20,7 @@
 #include <urcu/urcu-memb.h>
 #endif
 
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::Stats;
 
@@ -37,7 +37,7 @@ TEST(RcupoolCurrent, NullManagerIsNull) {
 }
 
 TEST(RcupoolCurrentInline, SeesSamePoolAsOutOfLineCall) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_read_lock_inline();
   pthreadpool_t fast = rcupool_current_inline(m);
   rcupool_read_unlock_inline();
@@ -55,7 +55,7 @@ TEST(RcupoolCurrentInline, SeesSamePoolAsOutOfLineCall) {
 }
 
 TEST(RcupoolReadLockInline, SectionHoldsPoolAcrossResetAndMixesWithOutOfLine) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_read_lock_inline();
   rcupool_read_lock();  // nested, the other kind
   pthreadpool_t seen = rcupool_current_inline(m);

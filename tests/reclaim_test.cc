@@ -23,7 +23,7 @@
 #include "tests/support/support.h"
 
 using rcupool_test::LogRecorder;
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::Stats;
 using rcupool_test::WaitForOsThreadCount;
@@ -35,7 +35,7 @@ constexpr int kTimeoutS = 120;
 }  // namespace
 
 TEST(RcupoolBarrier, NeverPinnedRetiredPoolIsFreed) {
-  Manager m(2);
+  NoWarmManager m(2);
   // A section held across the reset keeps the retired pool's grace period
   // open, so the first snapshot sees it pending however fast the reclaim
   // thread is (it wakes at once).
@@ -55,7 +55,7 @@ TEST(RcupoolBarrier, NeverPinnedRetiredPoolIsFreed) {
 }
 
 TEST(RcupoolBarrier, AfterAllHoldersLetGoThreadsAreCurrentPoolPlusConstant) {
-  Manager m(1);
+  NoWarmManager m(1);
   const size_t baseline = rcupool_test::ThreadBaselineAtOneThread(m);
 
   std::vector<rcupool_pin_t> pins(8);
@@ -77,7 +77,7 @@ TEST(RcupoolBarrier, AfterAllHoldersLetGoThreadsAreCurrentPoolPlusConstant) {
 }
 
 TEST(RcupoolBarrier, ThreadsThatUsedSectionsAndExitedDoNotBlockGracePeriods) {
-  Manager m(2);
+  NoWarmManager m(2);
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; t++) {
     threads.emplace_back([&m, t] {
@@ -109,7 +109,7 @@ TEST(RcupoolBarrier, NullManagerIsInvalid) {
 }
 
 TEST(RcupoolBarrier, InsideReadSectionIsDeadlockError) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_read_lock();
   EXPECT_EQ(rcupool_barrier(m), -EDEADLK);
   EXPECT_EQ(rcupool_destroy(m), -EDEADLK);
@@ -131,7 +131,7 @@ void CallBarrierInTask(void *arg, size_t i) {
 }  // namespace
 
 TEST(RcupoolBarrier, InsideTaskIsDeadlockError) {
-  Manager m(2);
+  NoWarmManager m(2);
   InTaskCtx c;
   c.m = m;
   ASSERT_EQ(rcupool_parallelize_1d(m, CallBarrierInTask, &c, 4, 0), 0);
@@ -140,14 +140,14 @@ TEST(RcupoolBarrier, InsideTaskIsDeadlockError) {
 }
 
 TEST(RcupoolBarrier, InsideInlineSectionIsDeadlockError) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_read_lock_inline();
   EXPECT_EQ(rcupool_barrier(m), -EDEADLK);
   rcupool_read_unlock_inline();
 }
 
 TEST(RcupoolBarrier, InsideSectionIsEdeadlkAndLoggedOnceAtErrorLevel) {
-  Manager m(1);
+  NoWarmManager m(1);
   LogRecorder log;
   rcupool_read_lock();
   int err = rcupool_barrier(m);
@@ -242,4 +242,103 @@ TEST(RcupoolBarrier, ReclaimThreadCannotStartReturnsEagainWithoutSpinning) {
   EXPECT_GE(rcupool_trim(priv), 0);  // the pool it made stays warm otherwise
   EXPECT_EQ(Stats(priv).pools_alive, 1u);
   EXPECT_EQ(rcupool_destroy(priv), 0);
+}
+
+// The debug record of every free (lib/reclaim.c: "manager M: free pool P
+// (N threads) on thread T: CAUSE") names what let the pool go, not always
+// "last pin released".
+namespace {
+
+// The free records of the log whose cause is `why`.
+size_t FreesFor(const LogRecorder &log, const std::string &why) {
+  size_t n = 0;
+  const std::string tail = ": " + why;
+  for (const std::string &line : log.All())
+    if (line.find("free pool") != std::string::npos &&
+        line.size() >= tail.size() &&
+        line.compare(line.size() - tail.size(), tail.size(), tail) == 0)
+      n++;
+  return n;
+}
+
+size_t Frees(const LogRecorder &log) {
+  size_t n = 0;
+  for (const std::string &line : log.All())
+    if (line.find("free pool") != std::string::npos) n++;
+  return n;
+}
+
+}  // namespace
+
+TEST(ReclaimFreeLog, TrimOfAWarmPoolNamesTrim) {
+  rcupool_test::Manager m(2, 0, 0);
+  LogRecorder log;
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  ASSERT_EQ(Stats(m).pools_idle, 1u);  // the 2-thread pool, warm
+  ASSERT_EQ(rcupool_trim(m), 1);
+  EXPECT_EQ(FreesFor(log, "trim"), 1u);
+  EXPECT_EQ(FreesFor(log, "last pin released"), 0u);
+  EXPECT_EQ(Frees(log), 1u);
+}
+
+TEST(ReclaimFreeLog, WarmPoolUnusedForWarmMsNamesExpiry) {
+  rcupool_test::Manager m(2, 1, 0);  // warm for 1 ms
+  LogRecorder log;
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  // The reclaim thread's pass (or a barrier's) lets it go once 1 ms has
+  // passed; a loaded machine may take a while.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Stats(m).pools_freed < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(rcupool_barrier(m), 0);
+  }
+  ASSERT_EQ(Stats(m).pools_freed, 1u);
+  EXPECT_EQ(FreesFor(log, "warm expiry (unused for warm_ms)"), 1u);
+  EXPECT_EQ(FreesFor(log, "last pin released"), 0u);
+  EXPECT_EQ(Frees(log), 1u);
+}
+
+TEST(ReclaimFreeLog, WarmPoolBeyondWarmPoolsNamesTheLimit) {
+  rcupool_test::Manager m(1, 60000, 1);  // at most 1 warm pool, for 60 s
+  LogRecorder log;
+  ASSERT_EQ(rcupool_reset(m, 2), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);  // its pass keeps 1 of the 2 warm pools
+  EXPECT_EQ(Stats(m).pools_idle, 1u);
+  EXPECT_EQ(FreesFor(log, "beyond warm_pools"), 1u);
+  EXPECT_EQ(FreesFor(log, "last pin released"), 0u);
+  EXPECT_EQ(Frees(log), 1u);
+}
+
+TEST(ReclaimFreeLog, DestroyNamesDestroyForTheCurrentAndTheWarmPool) {
+  LogRecorder log;
+  rcupool_options_t opts{};
+  opts.threads = 2;
+  rcupool_t *m = nullptr;
+  ASSERT_EQ(rcupool_create(&opts, &m), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  ASSERT_EQ(Stats(m).pools_idle, 1u);
+  ASSERT_EQ(rcupool_destroy(m), 0);
+  EXPECT_EQ(FreesFor(log, "manager destroyed"), 2u);
+  EXPECT_EQ(FreesFor(log, "last pin released"), 0u);
+  EXPECT_EQ(Frees(log), 2u);
+}
+
+// The last unpin of a managed pool hands nothing over (the manager's
+// reference stays): the pool turns warm, and a manager that keeps no warm
+// pool lets it go at the barrier's pass, for that reason.
+TEST(ReclaimFreeLog, KeptPoolOfAManagerWithoutWarmPoolsNamesTheLimit) {
+  NoWarmManager m(2);
+  LogRecorder log;
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);  // kept: pinned
+  rcupool_unpin(&pin);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  EXPECT_EQ(FreesFor(log, "beyond warm_pools"), 1u);
+  EXPECT_EQ(FreesFor(log, "last pin released"), 0u);
+  EXPECT_EQ(Frees(log), 1u);
 }

@@ -14,7 +14,7 @@
 
 #include "tests/support/support.h"
 
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::ParallelSumIsRight;
 using rcupool_test::Stats;
@@ -50,7 +50,7 @@ TEST(RcupoolReset, NullManagerIsInvalid) {
 }
 
 TEST(RcupoolReset, AboveMaximumIsInvalidAndChangesNothing) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_stats_t before = Stats(m);
   EXPECT_EQ(rcupool_reset(m, RCUPOOL_MAX_THREADS + 1), -EINVAL);
   EXPECT_EQ(rcupool_reset(m, SIZE_MAX), -EINVAL);
@@ -61,7 +61,7 @@ TEST(RcupoolReset, AboveMaximumIsInvalidAndChangesNothing) {
 }
 
 TEST(RcupoolReset, ToCurrentSizeChangesNothing) {
-  Manager m(2);
+  NoWarmManager m(2);
   EXPECT_EQ(rcupool_reset(m, 2), 0);
   EXPECT_EQ(rcupool_generation(m), 1u);
   EXPECT_EQ(Stats(m).resets, 0u);
@@ -81,7 +81,7 @@ void ResetFromTask(void *arg, size_t i) {
 }  // namespace
 
 TEST(RcupoolReset, FromInsideTaskSucceedsAndTaskPoolStaysUsable) {
-  Manager m(2);
+  NoWarmManager m(2);
   ResetCtx c;
   c.m = m;
   ASSERT_EQ(rcupool_parallelize_1d(m, ResetFromTask, &c, 8, 0), 0);
@@ -93,7 +93,7 @@ TEST(RcupoolReset, FromInsideTaskSucceedsAndTaskPoolStaysUsable) {
 }
 
 TEST(RcupoolReset, DoesNotWaitForReaderInsideSection) {
-  Manager m(2);
+  NoWarmManager m(2);
   std::atomic<int> phase{0};
   std::thread reader([&] {
     rcupool_read_lock();
@@ -117,7 +117,7 @@ TEST(RcupoolReset, DoesNotWaitForReaderInsideSection) {
 // --- reuse by size -----------------------------------------------------------
 
 TEST(RcupoolReset, BackToPinnedSizeReusesThatPool) {
-  Manager m(3);
+  NoWarmManager m(3);
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin(m, &pin), 0);
 
@@ -139,7 +139,7 @@ TEST(RcupoolReset, BackToPinnedSizeReusesThatPool) {
 }
 
 TEST(RcupoolReset, ReuseOfPoolWithinItsGracePeriodKeepsOnePoolPerSize) {
-  Manager m(2);
+  NoWarmManager m(2);
   // 2 -> 3 -> 2 -> 3 ... while no grace period can end (this thread holds
   // a read-side section): each reset back reuses the pool still waiting
   // for its callback.
@@ -158,7 +158,7 @@ TEST(RcupoolReset, ReuseOfPoolWithinItsGracePeriodKeepsOnePoolPerSize) {
 }
 
 TEST(RcupoolReset, ToSizeOfLiveSizedPinMakesThatPoolCurrentAndCountsReuse) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
   const pthreadpool_t three = rcupool_pin_pthreadpool(&pin);
@@ -189,7 +189,7 @@ TEST(RcupoolReset, ToSizeOfLiveSizedPinMakesThatPoolCurrentAndCountsReuse) {
 // The churn that a "keep every pool" policy turns into 16 pools and ~120
 // idle threads.
 TEST(RcupoolReset, ChurnOverSixteenSizesLeavesOnlyCurrentPoolThreads) {
-  Manager m(1);
+  NoWarmManager m(1);
   const size_t baseline = rcupool_test::ThreadBaselineAtOneThread(m);
 
   size_t peak = baseline;

@@ -125,7 +125,7 @@ TEST(RcupoolStats, IdlePoolAfterLastUnpinCountsAsIdleWithItsThreads) {
 TEST(RcupoolWarm, IdlePoolIsFreedWithItsThreadsAfterItsLinger) {
   Manager m(1, 50, 0);  // 50 ms
   ASSERT_EQ(rcupool_barrier(m), 0);  // the reclaim thread exists
-  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
+  const size_t baseline = rcupool_test::SettledOsThreadCount();
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin_sized(m, 4, &pin), 0);
   EXPECT_EQ(OsThreadCount(), baseline + 3);
@@ -158,7 +158,7 @@ TEST(RcupoolWarm, PoolUsedMoreOftenThanItsLingerStaysAlive) {
 TEST(RcupoolTrim, FreesIdlePoolsAndTheirThreadsAndReturnsTheirCount) {
   Manager m(1, 0, 0);
   ASSERT_EQ(rcupool_barrier(m), 0);
-  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
+  const size_t baseline = rcupool_test::SettledOsThreadCount();
   for (size_t w = 2; w <= 4; w++) {
     rcupool_pin_t pin{};
     ASSERT_EQ(rcupool_pin_sized(m, w, &pin), 0);

@@ -4,13 +4,14 @@
 #   benchmarks/results/*.json   raw Google Benchmark output
 #   benchmarks/RESULTS.md       the targets, their ratios and every row
 #   benchmarks/churn.png        OS threads over time during the churn
+#   benchmarks/README.md        its summary table (between its markers)
 #
 #   tools/bench.sh
 #
 # Builds with -c opt. Each program runs with repetitions, randomly
 # interleaved, so the rows a ratio compares run side by side. About 4
 # minutes on 2 cores, plus the first -c opt build (the last line says how
-# long the benchmarks took). The run writes into a temporary folder; the three
+# long the benchmarks took). The run writes into a temporary folder; the four
 # outputs above are replaced only when every step has succeeded, so a
 # failed or interrupted run leaves the committed results as they were.
 # Environment:
@@ -23,7 +24,8 @@ usage() {
 usage: tools/bench.sh [-h|--help]
 
 Builds the benchmarks of benchmarks/ with bazel -c opt, runs them all and
-regenerates benchmarks/RESULTS.md, benchmarks/churn.png and
+regenerates benchmarks/RESULTS.md, benchmarks/README.md's summary table,
+benchmarks/churn.png and
 benchmarks/results/ (replaced only when the whole run has succeeded).
 About 4 minutes on 2 cores, plus the first -c opt build. Takes no
 arguments. Environment:
@@ -119,6 +121,9 @@ if [ -f benchmarks/RESULTS.md ]; then cp benchmarks/RESULTS.md "$work/RESULTS.md
 python3 benchmarks/report.py --results "$out" --out "$work/RESULTS.md" \
   --commit "$commit" --date "$(date -u '+%Y-%m-%d %H:%M UTC')" \
   --model "${model:-unknown}"
+# README.md's summary table, from the same results.
+cp benchmarks/README.md "$work/README.md"
+python3 benchmarks/report.py --results "$out" --readme "$work/README.md"
 cp "$timeline" "$out/churn_timeline.dat"
 chmod 644 "$out/churn_timeline.dat"
 gnuplot -e "datafile='$timeline'; outfile='$work/churn.png'; \
@@ -131,9 +136,11 @@ rm -rf benchmarks/.results.new benchmarks/.results.old
 cp -R "$out" benchmarks/.results.new
 cp "$work/RESULTS.md" benchmarks/.RESULTS.md.new
 cp "$work/churn.png" benchmarks/.churn.png.new
+cp "$work/README.md" benchmarks/.README.md.new
 if [ -d benchmarks/results ]; then mv benchmarks/results benchmarks/.results.old; fi
 mv benchmarks/.results.new benchmarks/results
 mv -f benchmarks/.RESULTS.md.new benchmarks/RESULTS.md
 mv -f benchmarks/.churn.png.new benchmarks/churn.png
+mv -f benchmarks/.README.md.new benchmarks/README.md
 rm -rf benchmarks/.results.old
-echo "=== wrote benchmarks/RESULTS.md, benchmarks/churn.png and benchmarks/results/ in $((SECONDS - start)) s"
+echo "=== wrote benchmarks/RESULTS.md, README.md's summary, churn.png and results/ in $((SECONDS - start)) s"

@@ -5,6 +5,11 @@
 #
 #   tools/setup.sh          install what is missing (uses sudo when not root)
 #   tools/setup.sh --check  only list what is missing; exit 1 if anything is
+#   tools/setup.sh --arch aarch64 [--check] [--print-sysroot]
+#                           also the aarch64 cross toolchain, qemu-user and
+#                           the arm64 sysroot (tools/sysroot.sh;
+#                           docs/building.md, "Cross-compiling for aarch64");
+#                           --print-sysroot prints its path as the last line
 set -eu
 
 usage() {
@@ -13,12 +18,34 @@ Installs the Debian 12 packages rcupool needs that are missing, with
 apt-get (through sudo when not root). Prints nothing and exits 0 when all
 are installed.
   --check     only list what is missing; exit 1 if anything is
+  --arch aarch64   also the cross toolchain, qemu-user and the arm64
+              sysroot (tools/sysroot.sh)
+  --print-sysroot  with --arch: print the sysroot's path as the last line
 EOF
 }
 
 SCRIPT=setup.sh
 . "$(dirname "$0")/args.sh" || exit 2
-parse_check "$@"
+arch=""
+print_sysroot=""
+case " $* " in
+  *" --arch "*)
+    # The cross form: its own arguments; the native packages as below.
+    check=""
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --check) check=1; shift ;;
+        --print-sysroot) print_sysroot=1; shift ;;
+        --arch)
+          [ $# -ge 2 ] || bad_usage "--arch needs a value"
+          arch=$2; shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) bad_usage "unknown argument: $1" ;;
+      esac
+    done
+    [ "$arch" = aarch64 ] || bad_usage "--arch takes aarch64, not $arch" ;;
+  *) parse_check "$@" ;;
+esac
 
 PACKAGES="
 bazel-bootstrap
@@ -41,6 +68,7 @@ python3-dev
 python3-pip
 python3-pytest
 python3-setuptools
+python3-threadpoolctl
 python3-venv
 python3-wheel
 spin
@@ -56,7 +84,18 @@ for p in $PACKAGES; do
   fi
 done
 
-[ -z "$missing" ] && exit 0
+if [ -n "$arch" ]; then
+  for p in gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user file; do
+    if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing="$missing $p"
+    fi
+  done
+fi
+
+if [ -z "$missing" ]; then
+  [ -z "$arch" ] && exit 0
+  exec sh "$(dirname "$0")/sysroot.sh" ${check:+--check} ${print_sysroot:+--print}
+fi
 
 if [ -n "$check" ]; then
   echo "missing Debian packages:$missing"
@@ -70,3 +109,4 @@ $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 echo "setup: done"
+[ -z "$arch" ] || exec sh "$(dirname "$0")/sysroot.sh" ${print_sysroot:+--print}

@@ -19,5 +19,13 @@ int main() {
   }
   std::printf("sum %ld on %zu threads (current: %zu)\n", sum.load(),
               method.threads(), m.threads());
-  return sum == 499500 && method.threads() == 2 ? 0 : 1;
+  {
+    rcupool::Width width(m, 3);         // this call on 3 threads (a sized pin
+    if (!width) return 1;               // and its scope); a failed pin never
+                                        // aborts: width.error() says why
+    if (rcupool::parallelize_1d(m, [&](std::size_t) {}, 10) != 0) return 1;
+    std::printf("width %zu (current: %zu)\n", width.threads(), m.threads());
+  }
+  int rc = rcupool::with_threads(m, 1, [&] { sum -= 499500; });  // f() on 1
+  return rc == 0 && sum == 0 && method.threads() == 2 ? 0 : 1;
 }  // ~Pin unpins; the 2-thread pool is freed on rcupool's reclaim thread

@@ -108,14 +108,28 @@ static inline void rcupool_read_lock_inline(void) { urcu_bp_read_lock(); }
 
 static inline void rcupool_read_unlock_inline(void) { urcu_bp_read_unlock(); }
 
+/* No NULL and no C cast where C++ compiles this: consumers build with
+ * -Wzero-as-null-pointer-constant and -Wold-style-cast (clang) -Werror.
+ * Undefined below. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define RCUPOOL_INLINE_NULL_ nullptr
+#define RCUPOOL_INLINE_HEAD_(m) \
+  static_cast<const struct rcupool_head_ *>(static_cast<const void *>(m))
+#else
+#define RCUPOOL_INLINE_NULL_ NULL
+#define RCUPOOL_INLINE_HEAD_(m) \
+  ((const struct rcupool_head_ *)(const void *)(m))
+#endif
+
 static inline pthreadpool_t rcupool_current_inline(rcupool_t *m) {
   const struct rcupool_pool_head_ *p;
-  if (m == NULL) return NULL;
-  p = __atomic_load_n(
-      &((const struct rcupool_head_ *)(const void *)m)->current_,
-      __ATOMIC_ACQUIRE);
-  return p != NULL ? p->threadpool_ : NULL;
+  if (m == RCUPOOL_INLINE_NULL_) return RCUPOOL_INLINE_NULL_;
+  p = __atomic_load_n(&RCUPOOL_INLINE_HEAD_(m)->current_, __ATOMIC_ACQUIRE);
+  return p != RCUPOOL_INLINE_NULL_ ? p->threadpool_ : RCUPOOL_INLINE_NULL_;
 }
+
+#undef RCUPOOL_INLINE_NULL_
+#undef RCUPOOL_INLINE_HEAD_
 
 #endif /* RCUPOOL_INLINE_OUT_OF_LINE */
 

@@ -20,6 +20,12 @@ typedef enum rcupool_log_level {
   RCUPOOL_LOG_ERROR = 3,
 } rcupool_log_level_t;
 
+/* Environment variable read by rcupool_default(): the level from which the
+ * default sink writes records to stderr ("debug", "info", "warning" or
+ * "error"; unset: "warning"). A hook, or Python's logging, decides for
+ * itself (docs/environment.md). */
+#define RCUPOOL_ENV_LOG_LEVEL "RCUPOOL_LOG_LEVEL"
+
 /*
  * The log. The library never runs a hook on a thread of its own, under a
  * lock of its own or while a fork handler waits: it formats each record
@@ -47,8 +53,8 @@ typedef void (*rcupool_log_fn)(void *ctx, rcupool_log_level_t level,
 
 /*
  * Installs the process-wide log hook; NULL restores the default, which
- * writes warnings and errors to stderr at once, from the thread that logs,
- * and queues nothing. Every state change of every manager is logged at
+ * writes warnings and errors (or from the level RCUPOOL_LOG_LEVEL names)
+ * to stderr at once, from the thread that logs, and queues nothing. Every state change of every manager is logged at
  * debug level, "kept because pinned" at info level. When this returns, no
  * call of a previous hook is running on another thread and none will
  * start, so its ctx may be freed. Called from inside a hook it does not

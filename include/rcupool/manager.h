@@ -69,6 +69,10 @@ typedef enum rcupool_follow {
 } rcupool_follow_t;
 #define RCUPOOL_FOLLOW_PERIOD_MS 1000u
 
+/* Environment variable read by rcupool_default() for its idle policy:
+ * "spin" or "yield" (docs/environment.md). */
+#define RCUPOOL_ENV_IDLE "RCUPOOL_IDLE"
+
 /* Options for rcupool_create(). A zero-initialised struct means defaults. */
 typedef struct rcupool_options {
   /* Thread count of the first pool and of rcupool_reset(m, 0). 0: the
@@ -83,12 +87,28 @@ typedef struct rcupool_options {
   rcupool_idle_t idle;
   /* Warm widths. A pool that is not current and holds no pin is kept by
    * the manager ("warm") so that the next sized pin, scope or reset of its
-   * width is a lookup, not a thread start. warm_ms: how long a warm pool
-   * lives unused (0: RCUPOOL_WARM_MS_DEFAULT). warm_pools: how many warm
-   * pools at most; beyond it the longest unused go first (0:
-   * RCUPOOL_WARM_POOLS_DEFAULT; RCUPOOL_WARM_NONE: keep none, a pool goes
-   * at the first expiry pass or barrier after its last pin). Change both
-   * later with rcupool_set_warm(). */
+   * width is a lookup, not a thread start.
+   * warm_ms (0: RCUPOOL_WARM_MS_DEFAULT): a warm pool goes warm_ms after
+   * its last use: its last unpin, the end of the last parallel call on it,
+   * or the grace period after the reset that retired it, however long it
+   * was pinned before. Timed on CLOCK_MONOTONIC, plus the wake-up of the
+   * library's reclaim thread (measured: under 2 ms; rcupool's tests allow
+   * 100 ms).
+   * warm_pools (0: RCUPOOL_WARM_POOLS_DEFAULT): how many warm pools at
+   * most, at every moment: the pools the manager holds off current count
+   * as they are pinned or retiring too (each turns warm by itself), and
+   * when one joins them the longest unused warm ones go at once. Only
+   * while pins alone hold more than warm_pools pools off current can more
+   * turn warm; those beyond it go at the first expiry pass after their
+   * unpin, within warm_ms.
+   * RCUPOOL_WARM_NONE: keep none. A retired pool goes right after its grace
+   * period; a pinned one at the first expiry pass after its last unpin,
+   * which comes within warm_ms (an unpin wakes nothing; the reclaim thread
+   * looks at pools in use every warm_ms): a small warm_ms makes that
+   * prompt, at the price of one wake-up every warm_ms while a pool off
+   * current is pinned. rcupool_barrier() and rcupool_trim() free it at
+   * once.
+   * Change both later with rcupool_set_warm(). */
   uint32_t warm_ms;
   uint32_t warm_pools;
   /* Whether a default count (threads 0) follows the CPU limits while the
@@ -105,6 +125,11 @@ typedef struct rcupool_options {
 #define RCUPOOL_WARM_NONE UINT32_MAX
 /* The longest warm_ms accepted: one hour. */
 #define RCUPOOL_WARM_MS_MAX 3600000u
+/* Environment variables read by rcupool_default() for its warm widths:
+ * milliseconds in 1..RCUPOOL_WARM_MS_MAX, and a pool count (0: none)
+ * (docs/environment.md). */
+#define RCUPOOL_ENV_WARM_MS "RCUPOOL_WARM_MS"
+#define RCUPOOL_ENV_WARM_POOLS "RCUPOOL_WARM_POOLS"
 
 /*
  * Creates a manager with a first pool of opts->threads threads.
@@ -136,7 +161,8 @@ RCUPOOL_API int rcupool_create(const rcupool_options_t *opts, rcupool_t **out);
  * Returns: 0 (also for NULL), or
  *   -EBUSY    a pin on any of its pools is still held; nothing was freed and
  *             the manager is fully usable;
- *   -EPERM    m is the process-wide manager of rcupool_default();
+ *   -EPERM    m is the process-wide manager of rcupool_default() (at
+ *             exit, rcupool_finalize() joins its threads);
  *   -EDEADLK  called where it would wait for itself: inside a read-side
  *             section, inside a task of rcupool_parallelize_1d() (of any
  *             manager), or on any worker thread of an rcupool pool
@@ -167,8 +193,14 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * following the CPU limits (rcupool_follow_t; any value but 0 and 1 is
  * logged and ignored).
  *
- * Returns: the manager; NULL only if the first creation failed (logged at
- *   error level): a later call tries again.
+ * Where no thread can start (RLIMIT_NPROC as `ulimit -u` sets it, a pids
+ * cgroup), the manager still comes up: its first pool has 1 thread, which
+ * starts no thread (the caller runs every task), a warning says so, and
+ * rcupool_stats_t.start_failures counts the refused start. Its default
+ * count is unchanged: rcupool_reset(m, 0) tries it again later.
+ *
+ * Returns: the manager; NULL only if the first creation failed for want of
+ *   memory (logged at error level): a later call tries again.
  * Threads: any; concurrent first calls create one manager.
  * Blocks: the first call, while threads start (later calls: no).
  * Lifetime: the manager stays valid until the process exits.
@@ -181,6 +213,34 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
 RCUPOOL_API rcupool_t *rcupool_default(void);
 
 /*
+ * Shuts down, typically at exit, every thread rcupool started for the
+ * process-wide manager (as tbb::finalize does for oneTBB's): its current
+ * pool becomes a pool of 1 thread, which has no worker; every other pool
+ * of it is freed and its workers joined; then the library's reclaim thread
+ * is stopped and joined. Afterwards a leak checker (valgrind) or a count of
+ * /proc/self/task sees no thread of rcupool's (a manager made with
+ * rcupool_create() keeps its own pools' workers until rcupool_destroy()).
+ * The manager stays valid and usable (rcupool_destroy() on it is still
+ * -EPERM): a later reset, sized pin or scope starts threads again, and the
+ * reclaim thread starts again on its next need.
+ * Returns: 0 (also when rcupool_default() was never called: then only the
+ *   reclaim thread, if any, is stopped), or
+ *   -EBUSY    a pin on a pool of the default manager is held: nothing was
+ *             changed (a pin taken while it runs also gives -EBUSY, with
+ *             the current pool already of 1 thread);
+ *   -EDEADLK  called inside a read-side section, a task or on a worker of
+ *             an rcupool pool (it would wait for itself): nothing changed;
+ *   an error of rcupool_reset() or rcupool_trim() (-EAGAIN, -ENOMEM).
+ * Threads: any thread but those above, with no other thread using the
+ *   default manager meanwhile (at exit, after the application's threads
+ *   are joined).
+ * Blocks: yes (grace periods, the joins of workers and of the reclaim
+ *   thread).
+ * Lifetime: pthreadpool_t pointers of the freed pools are gone.
+ */
+RCUPOOL_API int rcupool_finalize(void);
+
+/*
  * Makes a pool of `threads` threads current. 0 means the manager's default
  * count: the count it was created with, RCUPOOL_NUM_THREADS for the default
  * manager when set, else the count computed now from the calling thread's
@@ -188,10 +248,12 @@ RCUPOOL_API rcupool_t *rcupool_default(void);
  * follow a change of those limits (a container resized, the process moved
  * to other CPUs) without a restart: call it after the change, from a thread
  * whose mask is the new one. A reset to the current size does nothing. A reset to the size of a
- * retired pool that is still alive (pinned, or within its grace period)
- * makes that pool current again instead of creating one (a reuse). Otherwise
- * a new pool is created and published; the previous one is retired and will
- * be freed once its grace period has elapsed and no pin holds it.
+ * pool that is still alive (warm, pinned, within its grace period, or
+ * started by a sized pin) makes that pool current instead of creating one
+ * (a reuse). Otherwise
+ * a new pool is created and published; the previous one is retired: once
+ * its grace period has elapsed and no pin holds it, it stays warm for its
+ * width (rcupool_set_warm()) and then goes on the reclaim thread.
  *
  * Never waits for readers or pins. Holders of pins keep their pool.
  *

@@ -28,8 +28,12 @@ extern "C" {
  * through rcupool_pin_pthreadpool(), rcupool_pin_threads(),
  * rcupool_pin_generation() and rcupool_pin_is_current(). Zero-initialise it,
  * or leave it as rcupool_unpin() left it: both are "empty".
+ *
+ * The struct's tag is the typedef's name, not "rcupool_pin": in C++ a tag
+ * named like the function rcupool_pin() is hidden by it (g++ -Wshadow:
+ * "the function hides the constructor"). Name the type rcupool_pin_t.
  */
-typedef struct rcupool_pin {
+typedef struct rcupool_pin_t {
   /* Private to the library, like every field below. */
   void *pool_;               /* the pinned pool, NULL when empty */
   rcupool_t *manager_;       /* the manager it was pinned from */
@@ -67,8 +71,9 @@ RCUPOOL_API int rcupool_pin(rcupool_t *m, rcupool_pin_t *pin);
  * else a new pool that is never made current. At most one pool per thread
  * count is alive (outside a grace period), current or not: a later sized
  * pin of that size shares the pool, and rcupool_reset() to that size makes
- * this very pool current (a reuse). A pool that was never current is freed
- * on the reclaim thread once its last pin is gone.
+ * this very pool current (a reuse). Once its last pin is gone, a pool that
+ * is not current is kept warm by its manager for warm_ms from that unpin
+ * (rcupool_set_warm()), then freed on the reclaim thread.
  *
  * With rcupool_scope_enter() it is a per-call width guard: every
  * rcupool_parallelize_1d() on m and every backend call in the scope runs on
@@ -139,10 +144,13 @@ RCUPOOL_API int rcupool_pin_placed(rcupool_t *m, size_t threads,
 
 /*
  * Releases a pin and empties *pin. Unpinning an empty pin (zeroed, or
- * already released) is a no-op logged at warning level. If this was the
- * last holder of a retired pool, the pool is handed to the reclaim thread;
- * it is never destroyed on the calling thread, so a task may unpin the pool
- * it runs on. The pool may then be destroyed as soon as the caller of that
+ * already released) is a no-op logged at warning level. The unpin records
+ * the pool's last use: if this was its last pin and the pool is not
+ * current, it turns warm, and its linger of warm_ms starts here
+ * (rcupool_set_warm()). A pool its manager no longer holds (a fork child's
+ * inherited pool) is handed to the reclaim thread by its last unpin. A
+ * pool is never destroyed on the calling thread, so a task may unpin the
+ * pool it runs on. The pool may then be destroyed as soon as the caller of that
  * parallel call holds nothing on it: rcupool_parallelize_1d() (in a scope or
  * not) holds a reference of its own on the pool it dispatches to for the
  * whole call, so a task may unpin even the pin of the scope it was
@@ -152,8 +160,10 @@ RCUPOOL_API int rcupool_pin_placed(rcupool_t *m, size_t threads,
  * its own.
  * Returns: nothing.
  * Threads: any; one pin must not be unpinned by two threads at once.
- * Blocks: no. The last unpin of a pool that is not current takes the
- *   reclaim queue's short lock, and starts the reclaim thread if it is not
+ * Blocks: no (a read of CLOCK_MONOTONIC and one atomic decrement). An
+ *   unpin that drops a pool's very last reference (a pool its manager has
+ *   already let go, such as a fork child's orphan) takes the reclaim
+ *   queue's short lock, and starts the reclaim thread if it is not
  *   running (thread creation, never a wait for the pool's end).
  * Lifetime: what rcupool_pin_pthreadpool() returned for this pin may be
  *   freed once this returns (unless another pin or the current pool holds

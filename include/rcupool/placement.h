@@ -128,7 +128,7 @@ RCUPOOL_API rcupool_cpu_class_t rcupool_cpu_class(unsigned cpu);
  * online, the cgroup CPU quota, the default size and its reason, and the
  * default manager's placement and follow setting (from the environment,
  * without creating the default manager). Several lines of text, each
- * "key: value". tools/rcupool_info prints it.
+ * "key: value". The rcupool_info tool (tools/rcupool_info.c) prints it.
  * Returns: the length of the whole text (as snprintf), or -EINVAL when buf
  *   is NULL with size > 0.
  * Threads: any.

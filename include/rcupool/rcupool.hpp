@@ -9,6 +9,9 @@
  *   rcupool::Pin           a move-only pin: Pin::current(m, pin) pins, the
  *                          destructor (or reset()) unpins exactly once
  *   rcupool::Scope         rcupool_scope_enter/exit for one C++ scope
+ *   rcupool::Width         a per-call width in one object: a sized pin and
+ *                          its scope (Width w(m, n); w.error() if it failed)
+ *   rcupool::with_threads(m, n, f)   f() on an n-thread pool (a Width)
  *   rcupool::ReadGuard     rcupool_read_lock/unlock for one C++ scope
  *   rcupool::parallelize_1d(m, f, range)   any callable f(size_t)
  *
@@ -22,7 +25,9 @@
  * throws, allocates or needs RTTI, so it builds with -fno-exceptions and
  * -fno-rtti. Constructors cannot fail: objects that need a fallible step
  * are made by a static factory that returns the error and fills an
- * out-parameter.
+ * out-parameter. The one exception is Width, a guard for one C++ scope:
+ * its constructor records the error, which error() returns (a failed
+ * Width does nothing, it never aborts).
  *
  * Threads, blocking and lifetimes are those of the C functions (see
  * rcupool.h); the notes below say only what the wrappers add.
@@ -347,6 +352,96 @@ class Scope {
 };
 
 /*
+ * A per-call width in one object, in the spirit of
+ * tbb::task_arena(n).execute(f): the constructor pins a pool of exactly
+ * `threads` threads (Pin::sized: the current pool if it has that size, a
+ * live or warm one of that size, else a new one; the current pool and
+ * other threads are unchanged) and enters its scope on this thread; the
+ * destructor leaves the scope and unpins. Parallel calls of m made on this
+ * thread while it lives (rcupool::parallelize_1d, rcupool_parallelize_1d,
+ * a backend's) run on that pool.
+ *
+ *   rcupool::Width w(m, 4);
+ *   if (!w) log(w.error());    // optional: a failed width runs on the current pool
+ *   run_model();
+ *
+ * A failed pin never aborts and never throws: the object then holds no
+ * pool and enters no scope, so the work in its lifetime runs as without
+ * it, on m's current pool; error() returns the reason (the negative errno
+ * of rcupool_pin_sized(): -EINVAL for a null m or threads above
+ * RCUPOOL_MAX_THREADS, -EAGAIN or -ENOMEM when a new pool's threads cannot
+ * start; logged by the library), and operator bool is false. A Width of 0
+ * threads is the default count, as rcupool_pin_sized(m, 0).
+ *
+ * Per thread, nestable (innermost wins, at most RCUPOOL_SCOPE_MAX_DEPTH
+ * open scopes on a thread, Scope's included: deeper aborts, as
+ * rcupool_scope_enter()). Construct and destroy it on the same thread, in
+ * LIFO order with other Widths and Scopes (an automatic variable does
+ * that); not copyable, not movable (the scope records the pin's address).
+ * Threads: any.
+ * Blocks: the constructor as rcupool_pin_sized() (while a new pool's
+ *   threads start; a warm or live width is a lookup); the destructor as
+ *   rcupool_unpin() (never).
+ * Lifetime: the pool until the destructor; pin() while the object lives.
+ */
+class Width {
+ public:
+  Width(Manager m, std::size_t threads) noexcept
+      : err_(Pin::sized(m, threads, pin_)) {
+    if (err_ == 0) rcupool_scope_enter(pin_.get());
+  }
+  /* Manager::process()'s width. */
+  explicit Width(std::size_t threads) noexcept
+      : Width(Manager::process(), threads) {}
+  Width(const Width &) = delete;
+  Width &operator=(const Width &) = delete;
+  ~Width() {
+    if (err_ == 0) rcupool_scope_exit();
+    /* pin_'s destructor unpins after the scope is left. */
+  }
+
+  /*
+   * Whether the width is in effect, and why not.
+   * Returns: error(): 0, or the negative errno of the pin; operator bool:
+   *   error() == 0; threads(): the pool's thread count (0 when it failed).
+   * Threads: any.
+   * Blocks: no.
+   * Lifetime: pin() while this object lives.
+   */
+  int error() const noexcept { return err_; }
+  explicit operator bool() const noexcept { return err_ == 0; }
+  std::size_t threads() const noexcept { return pin_.threads(); }
+  const Pin &pin() const noexcept { return pin_; }
+
+ private:
+  Pin pin_;  // constructed before err_'s initialiser pins into it
+  int err_;
+};
+
+/*
+ * f() on a pool of exactly `threads` threads: a Width for the call. The
+ * second form uses Manager::process().
+ * Returns: 0 after f() returned; the Width's error (a negative errno, see
+ *   Width) when the pool could not be pinned, and then f is NOT called.
+ *   f's own result is discarded. An exception leaving f (when exceptions
+ *   are on) propagates after the scope is left and the pool unpinned.
+ * Threads: any.
+ * Blocks: as Width's constructor, then for f().
+ * Lifetime: f is used until it returns; nothing is kept.
+ */
+template <class F>
+RCUPOOL_HPP_NODISCARD int with_threads(Manager m, std::size_t threads, F &&f) {
+  Width w(m, threads);
+  if (!w) return w.error();
+  std::forward<F>(f)();
+  return 0;
+}
+template <class F>
+RCUPOOL_HPP_NODISCARD int with_threads(std::size_t threads, F &&f) {
+  return with_threads(Manager::process(), threads, std::forward<F>(f));
+}
+
+/*
  * A read-side section for one C++ scope: rcupool_read_lock() in the
  * constructor, rcupool_read_unlock() in the destructor. current(m) is
  * rcupool_current(), valid until the guard is destroyed. Nestable; keep it
@@ -407,6 +502,9 @@ static_assert(sizeof(Pin) == sizeof(rcupool_pin_t), "Pin is the C pin");
 static_assert(alignof(Pin) == alignof(rcupool_pin_t), "Pin is the C pin");
 static_assert(std::is_empty<Scope>::value, "Scope holds nothing");
 static_assert(std::is_empty<ReadGuard>::value, "ReadGuard holds nothing");
+static_assert(!std::is_copy_constructible<Width>::value &&
+                  !std::is_move_constructible<Width>::value,
+              "Width stays where its scope recorded it");
 static_assert(std::is_nothrow_move_constructible<Pin>::value &&
                   std::is_nothrow_move_assignable<Pin>::value &&
                   !std::is_copy_constructible<Pin>::value,

@@ -25,7 +25,8 @@ typedef struct rcupool_stats {
   size_t pools_kept;   /* retired pools past their grace period, pinned */
   size_t pins;         /* pins held on all pools of the manager */
   uint64_t resets;     /* resets that changed the current pool */
-  uint64_t reuses;     /* of which made a kept or retiring pool current */
+  uint64_t reuses;     /* of which made a live pool current (warm, retiring,
+                          kept, or a sized pin's) instead of starting one */
   uint64_t pools_created;
   uint64_t pools_freed;
   size_t frees_pending; /* grace-period callbacks and frees not yet run */
@@ -39,6 +40,10 @@ typedef struct rcupool_stats {
   size_t pools_idle;          /* warm: alive, not current, no pin, no retire
                             pending; held by the manager for their width */
   size_t threads_idle;        /* sum of the thread counts of pools_idle */
+  uint64_t start_failures;    /* pool starts refused for want of threads
+                            (a limit such as RLIMIT_NPROC): by a reset, a
+                            sized pin, or the default manager's first pool,
+                            which then has 1 thread (rcupool_default()) */
   uint64_t follows;           /* resets made by following the CPU limits
                            (rcupool_follow_t) */
   size_t bind_failures;       /* workers of the pools alive whose placement

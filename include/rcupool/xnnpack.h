@@ -84,8 +84,10 @@ RCUPOOL_API int rcupool_xnn_runtime_create(rcupool_t *m, xnn_subgraph_t sg,
  * As rcupool_xnn_runtime_create(), on a pool of exactly `threads` threads
  * (0: the manager's default count) taken with rcupool_pin_sized(): the
  * current pool if it has that size, else a live pool of that size, else a
- * new pool that is never made current and is freed after the last runtime
- * (or other pin) on it is destroyed. The current pool is not changed.
+ * new pool that is never made current. After the last runtime (or other
+ * pin) on it is destroyed the pool stays warm for its width, as
+ * rcupool_pin_sized() says, then goes on the reclaim thread. The current
+ * pool is not changed.
  *
  * The runtime keeps that pool and width for its whole life: it is never
  * reported stale, whatever resets happen (rcupool_xnn_runtime_is_stale() is
@@ -178,9 +180,9 @@ RCUPOOL_API const rcupool_pin_t *rcupool_xnn_runtime_get_pin(
     const rcupool_xnn_runtime_t *rt);
 
 /*
- * Deletes the XNNPACK runtime, then releases the pin (the pool is freed on
- * the library's reclaim thread if this was its last holder and it is not
- * current). Accepts NULL.
+ * Deletes the XNNPACK runtime, then releases the pin as rcupool_unpin()
+ * does (a pool that is not current stays warm for its width, then is freed
+ * on the library's reclaim thread, never on this thread). Accepts NULL.
  * Returns: nothing.
  * Threads: the runtime's user.
  * Blocks: no (the unpin as rcupool_unpin() says).

@@ -30,11 +30,6 @@
  *       freed pool's, whose address a new pool could take). A pool keeps
  *       its pthreadpool_t for its whole life, so equal pthreadpool_ts are
  *       the same pool.
- *   RUNTIME-8. The backend reads a pin only through the public getters of
- *       <rcupool/rcupool.h> (rcupool_pin_pthreadpool(), _threads(),
- *       _generation()): none of rcupool_pin_t's private fields, so it builds
- *       against the public header alone, as librcupool_xnnpack.so.0 links
- *       librcupool.so.0.
  *   RUNTIME-7. Every xnn_create_runtime_v2() here (create and refresh) gets
  *       the caller's flags plus XNN_FLAG_YIELD_WORKERS when the manager's
  *       idle policy is RCUPOOL_IDLE_YIELD at that moment (lib/idle.c,
@@ -44,6 +39,11 @@
  *       operators of one invoke. (XNNPACK records the flag on the
  *       subgraph's last node, so a later runtime of the same subgraph
  *       yields whatever the policy then.)
+ *   RUNTIME-8. The backend reads a pin only through the public getters of
+ *       <rcupool/pin.h> (rcupool_pin_pthreadpool(), _threads(),
+ *       _generation()): none of rcupool_pin_t's private fields, so it builds
+ *       against the public headers alone, as librcupool_xnnpack.so.0 links
+ *       librcupool.so.0.
  *
  * ThreadSanitizer: XNNPACK and pthreadpool are not instrumented. The
  * partitions of a fully-connected runtime touch the caller's buffers only

@@ -3,7 +3,8 @@
 # CI (.ci/run): the CMake path without Bazel, from this checkout. For each
 # liburcu flavour (bp, memb): tools/install.sh into a temporary prefix, then
 # tests/cmake_consumer against the shared and the static library, the
-# pkg-config programs and plugins, find_package(rcupool) with and without
+# pkg-config programs and plugins (no overlinking, pkgconf's system
+# directories, -Werror), find_package(rcupool) with and without
 # its xnnpack component (also on a view of the machine without XNNPACK),
 # and that the libraries name their sources relative to the tree. Prints
 # one line per check and, last, "N passed, N failed".
@@ -54,5 +55,13 @@ for flavor in bp memb; do
   check "find_package components, with and without XNNPACK ($flavor)" \
     tests/cmake/components_test.sh "$prefix"
 done
+# A packager's DESTDIR install to /usr, --libdir and --build-type; the
+# instrumented installs, each used by an application under its sanitizer
+# (clang, whose shared objects carry no sanitizer runtime); for thread, the
+# same application on the plain install draws the false report they avoid.
+check "DESTDIR install, --libdir, --build-type" tests/cmake/destdir_test.sh
+check "instrumented install, address (clang)" tests/cmake/sanitize_test.sh address
+check "instrumented install, thread (clang)" \
+  tests/cmake/sanitize_test.sh thread "$tmp/prefix-bp"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -34,6 +34,22 @@ out=$("$exe") || fail "consumer exited with $?"
 echo "$out"
 grep -q "^consumer ok: $link library" <<<"$out" || fail "unexpected output"
 
+# Two sibling subdirectories that each find_package(rcupool) (a monorepo's
+# layout): both configure, build and run.
+build tests/cmake_consumer/siblings "$tmp/siblings" -DRCUPOOL_CONSUMER_LINK="$link"
+for exe in core/sibling_core backend/sibling_core_too; do
+  out=$("$tmp/siblings/$exe") || fail "$exe exited with $?"
+  grep -q "^core ok" <<<"$out" || fail "unexpected $exe output: $out"
+done
+if [ "$link" = shared ]; then
+  out=$("$tmp/siblings/backend/sibling_executorch") || fail "sibling_executorch exited with $?"
+  grep -q "^executorch consumer ok$" <<<"$out" || fail "unexpected sibling_executorch output"
+fi
+if [ -e "$tmp/siblings/backend/sibling_xnn" ]; then
+  "$tmp/siblings/backend/sibling_xnn" >/dev/null || fail "sibling_xnn exited with $?"
+fi
+echo "siblings: ok"
+
 if [ "$link" = shared ]; then
   # ExecuTorch's thread-pool API, linked as rcupool::executorch_threadpool.
   et="$tmp/consumer/executorch_consumer"

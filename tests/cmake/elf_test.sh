@@ -11,6 +11,7 @@ source tests/cmake/unpack.sh
 lib="$prefix/lib"
 RCUPOOL_ELF_LIBRARY="$lib/librcupool.so.0" \
 RCUPOOL_ELF_XNNPACK_LIBRARY="$lib/librcupool_xnnpack.so.0" \
+RCUPOOL_ELF_EXECUTORCH_LIBRARY="$lib/librcupool_executorch.so.0" \
   tests/shared/elf_test --gtest_filter='*SharedLibraryElf.*' ||
   fail "tests/shared/elf_test on the CMake libraries"
 

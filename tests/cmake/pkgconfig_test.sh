@@ -21,6 +21,39 @@ flags=$(pkg-config --cflags --libs rcupool)
 xflags=$(pkg-config --cflags --libs rcupool-xnnpack)
 eflags=$(pkg-config --cflags --libs rcupool-executorch)
 libdir=$(pkg-config --variable=libdir rcupool)
+flavor=$(sed -n 's/^set(RCUPOOL_URCU_FLAVOR "\(.*\)")$/\1/p' "$prefix/lib/cmake/rcupool/rcupoolConfig.cmake")
+
+# No overlinking: a program that uses rcupool's API links librcupool and
+# nothing else (its dependencies are Libs.private, for --static); the
+# flavour's define only where inline.h needs it (memb).
+words() { tr ' ' '\n' | grep -v '^$' | grep -v '^-L' | tr '\n' ' '; }
+[ "$(pkg-config --libs rcupool | words)" = "-lrcupool " ] ||
+  fail "rcupool Libs: $(pkg-config --libs rcupool)"
+[ "$(pkg-config --libs rcupool-xnnpack | words)" = "-lrcupool_xnnpack -lrcupool " ] ||
+  fail "rcupool-xnnpack Libs: $(pkg-config --libs rcupool-xnnpack)"
+static=$(pkg-config --static --libs rcupool)
+for l in -lrcupool -lpthreadpool -lcpuinfo "-lurcu-$flavor" -lurcu-common; do
+  grep -qw -- "$l" <<<"$static" || fail "pkg-config --static lacks $l: $static"
+done
+case "$flavor:$(pkg-config --cflags rcupool)" in
+  bp:*-D*) fail "rcupool Cflags carry a define: $(pkg-config --cflags rcupool)" ;;
+  memb:*-DRCUPOOL_URCU_MEMB*) ;;
+  memb:*) fail "memb: inline.h needs -DRCUPOOL_URCU_MEMB" ;;
+esac
+
+# pkgconf's system directories: with the prefix taken as one (as /usr is),
+# the flags are -lrcupool alone, and a -Werror program builds with them.
+sys_flags=$(PKG_CONFIG_SYSTEM_INCLUDE_PATH="$prefix/include" \
+  PKG_CONFIG_SYSTEM_LIBRARY_PATH="$libdir" pkg-config --cflags --libs rcupool)
+case "$flavor:$sys_flags" in
+  bp:"-lrcupool"*|memb:"-DRCUPOOL_URCU_MEMB -lrcupool"*) ;;
+  *) fail "system prefix: pkg-config --cflags --libs rcupool says '$sys_flags'" ;;
+esac
+CPATH="$prefix/include" LIBRARY_PATH="$libdir" cc -std=c11 -Wall -Wextra \
+  -Wundef -Werror -pedantic -o "$tmp/pool-sys" tests/cmake/pkgconfig/pool.c \
+  $sys_flags -lpthreadpool -Wl,-rpath,"$libdir" || fail "-Werror build with system-dir flags"
+"$tmp/pool-sys" >/dev/null || fail "pool-sys exited with $?"
+readelf -d "$tmp/pool-sys" | grep -E 'NEEDED.*(cpuinfo|urcu)' && fail "pool-sys overlinks"
 echo "rcupool: $flags"
 echo "rcupool-xnnpack: $xflags"
 echo "rcupool-executorch: $eflags"
@@ -32,9 +65,12 @@ for compiler in cc clang; do
   out="$tmp/$compiler"
   mkdir -p "$out"
   # docs/building.md's command line, plus the RUNPATH.
-  $compiler $cflags -o "$out/pool" $src/pool.c $flags $rpath || fail "$compiler pool.c"
-  $compiler $cflags -o "$out/inline" $src/inline.c $flags $rpath || fail "$compiler inline.c"
-  $compiler $cflags -o "$out/xnn" $src/xnn.c $xflags -lm $rpath || fail "$compiler xnn.c"
+  # pool.c calls pthreadpool itself, inline.c inlines liburcu-bp's read
+  # side, xnn.c builds an XNNPACK subgraph: each links what it uses.
+  $compiler $cflags -o "$out/pool" $src/pool.c $flags -lpthreadpool $rpath || fail "$compiler pool.c"
+  $compiler $cflags -o "$out/inline" $src/inline.c $flags -lpthreadpool $(pkg-config --libs liburcu-bp) \
+    $rpath || fail "$compiler inline.c"
+  $compiler $cflags -o "$out/xnn" $src/xnn.c $xflags -lXNNPACK -lm $rpath || fail "$compiler xnn.c"
   for p in pool inline xnn; do
     r=$("$out/$p") || fail "$compiler: $p exited with $?"
     echo "$compiler: $r"
@@ -60,7 +96,7 @@ done
 # Two plugins of the backend in one host that links no rcupool.
 for name in a b; do
   cc $cflags -shared -fPIC -DPLUGIN_NAME="\"$name\"" -o "$tmp/libplugin_$name.so" \
-    $src/plugin.c $xflags -lm $rpath || fail "plugin $name"
+    $src/plugin.c $xflags -lXNNPACK -lm $rpath || fail "plugin $name"
 done
 cc $cflags -o "$tmp/host" $src/host.c -ldl || fail "host"
 readelf -d "$tmp/host" | grep librcupool >/dev/null && fail "the host links rcupool"

@@ -13,4 +13,6 @@ else
   prefix="$tmp/prefix"
   mkdir -p "$prefix"
   tar -C "$prefix" -xf tests/cmake/cmake_install.tar || fail "cannot unpack the install"
+  # The .pc files name the prefix they were installed to: point them here.
+  sed -i "s|^prefix=.*|prefix=$prefix|" "$prefix"/lib/pkgconfig/*.pc
 fi

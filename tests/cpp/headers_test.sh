@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Every public header compiles as C++ with g++ and clang++, in C++11, C++14,
-# C++17 and C++20, under -Wall -Wextra -Werror -pedantic: rcupool's
+# C++17 and C++20, under -Wall -Wextra -Werror -pedantic and the strict
+# flags below: rcupool's
 # (include/rcupool) and the ExecuTorch stand-in's
 # (lib/compat/executorch/include). C++11 is the oldest a consumer may use:
 # Bazel 4.2.3's default toolchain compiles C++ with -std=c++0x, and a
@@ -22,7 +23,12 @@ et=lib/compat/executorch/include
 cxx_headers=(include/rcupool/*.hpp $et/executorch/extension/threadpool/*.h)
 headers=(include/rcupool/*.h "${cxx_headers[@]}")
 [ "${#headers[@]}" -ge 6 ] || fail "found only ${headers[*]}"
-flags=(-Wall -Wextra -Werror -pedantic -Iinclude -I$et -I.)
+# Consumers that build with stricter warnings than -Wall -Wextra: -Wshadow
+# (g++: a function that hides a struct's constructor, as rcupool_pin() hid
+# the tag `struct rcupool_pin`), -Wzero-as-null-pointer-constant and
+# -Wold-style-cast (NULL and C casts in an inline function), each an error.
+strict=(-Wshadow -Wzero-as-null-pointer-constant -Wold-style-cast)
+flags=(-Wall -Wextra -Werror -pedantic "${strict[@]}" -Iinclude -I$et -I.)
 
 cat > "$tmp/pin_idiom.cc" <<'CC'
 #include <rcupool/rcupool.h>

@@ -412,3 +412,133 @@ TEST(RcupoolHppPin, PlacedTakesTextOrStructAndSameIdentityIsOnePool) {
 }
 
 }  // namespace
+
+TEST(RcupoolHppWidth, WidthRunsParallelWorkOnItsSizeAndUnpinsAtItsEnd) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(CreateKeepingNoWarmPool(1, m), 0);
+  ThreadSet wide, after;
+  {
+    rcupool::Width w(m, 4);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w.error(), 0);
+    EXPECT_EQ(w.threads(), 4u);
+    EXPECT_EQ(Pins(m), 1u);
+    EXPECT_EQ(m.manager().threads(), 1u);  // the current pool is unchanged
+    ASSERT_EQ(rcupool::parallelize_1d(m, [&](size_t) { wide.Record(); }, 64),
+              0);
+  }
+  EXPECT_GT(wide.ids.size(), 1u);  // the 4-thread pool, not the current 1
+  EXPECT_LE(wide.ids.size(), 4u);
+  EXPECT_EQ(Pins(m), 0u);
+  // The scope was left: work runs on the current 1-thread pool again.
+  ASSERT_EQ(rcupool::parallelize_1d(m, [&](size_t) { after.Record(); }, 16), 0);
+  EXPECT_EQ(after.ids.size(), 1u);
+  ASSERT_EQ(m.manager().barrier(), 0);
+  EXPECT_EQ(StatsOf(m).pools_alive, 1u);
+  EXPECT_EQ(m.destroy(), 0);
+}
+
+TEST(RcupoolHppWidth, FailedPinReportsErrorEntersNoScopeAndNeverAborts) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(CreateKeepingNoWarmPool(1, m), 0);
+  ThreadSet inside;
+  {
+    rcupool::Width w(m, RCUPOOL_MAX_THREADS + 1);
+    EXPECT_FALSE(w);
+    EXPECT_EQ(w.error(), -EINVAL);
+    EXPECT_EQ(w.threads(), 0u);
+    EXPECT_TRUE(w.pin().empty());
+    EXPECT_EQ(Pins(m), 0u);
+    // No scope was entered: the current pool runs the work.
+    ASSERT_EQ(
+        rcupool::parallelize_1d(m, [&](size_t) { inside.Record(); }, 16), 0);
+  }
+  EXPECT_EQ(inside.ids.size(), 1u);
+  rcupool::Width none(rcupool::Manager(), 2);
+  EXPECT_EQ(none.error(), -EINVAL);
+  EXPECT_EQ(m.destroy(), 0);
+}
+
+TEST(RcupoolHppWidth, NestedWidthsInnermostWinsAndEachUnpins) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(CreateKeepingNoWarmPool(2, m), 0);
+  ThreadSet inner, outer;
+  {
+    rcupool::Width four(m, 4);
+    ASSERT_TRUE(four);
+    {
+      rcupool::Width one(m, 1);
+      ASSERT_TRUE(one);
+      EXPECT_EQ(Pins(m), 2u);
+      ASSERT_EQ(
+          rcupool::parallelize_1d(m, [&](size_t) { inner.Record(); }, 32), 0);
+    }
+    EXPECT_EQ(Pins(m), 1u);
+    ASSERT_EQ(
+        rcupool::parallelize_1d(m, [&](size_t) { outer.Record(); }, 64), 0);
+  }
+  EXPECT_EQ(inner.ids.size(), 1u);
+  EXPECT_GT(outer.ids.size(), 2u);  // the 4-thread pool, not the current 2
+  EXPECT_EQ(Pins(m), 0u);
+  EXPECT_EQ(m.destroy(), 0);
+}
+
+TEST(RcupoolHppWithThreads, RunsTheCallableOnThatWidthAndReturnsZero) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(CreateKeepingNoWarmPool(1, m), 0);
+  ThreadSet ids;
+  size_t pins_inside = 0;
+  int rc = rcupool::with_threads(m, 3, [&] {
+    pins_inside = Pins(m);
+    EXPECT_EQ(rcupool::parallelize_1d(m, [&](size_t) { ids.Record(); }, 64),
+              0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(pins_inside, 1u);
+  EXPECT_GT(ids.ids.size(), 1u);
+  EXPECT_LE(ids.ids.size(), 3u);
+  EXPECT_EQ(Pins(m), 0u);
+  EXPECT_EQ(m.destroy(), 0);
+}
+
+TEST(RcupoolHppWithThreads, FailedPinReturnsTheErrorAndDoesNotCall) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(CreateKeepingNoWarmPool(1, m), 0);
+  bool called = false;
+  EXPECT_EQ(rcupool::with_threads(m, RCUPOOL_MAX_THREADS + 1,
+                                  [&] { called = true; }),
+            -EINVAL);
+  EXPECT_FALSE(called);
+  EXPECT_EQ(Pins(m), 0u);
+  EXPECT_EQ(m.destroy(), 0);
+}
+
+TEST(RcupoolHppWithThreads, ProcessManagerFormLeavesTheGlobalCount) {
+  rcupool::Manager p = rcupool::Manager::process();
+  ASSERT_TRUE(p);
+  const size_t before = p.threads();
+  size_t inside = 0;
+  EXPECT_EQ(rcupool::with_threads(2, [&] { inside = Pins(p); }), 0);
+  EXPECT_EQ(inside, 1u);
+  EXPECT_EQ(p.threads(), before);
+  EXPECT_EQ(Pins(p), 0u);
+}
+
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+TEST(RcupoolHppWithThreads, ExceptionPropagatesAfterScopeAndPinAreReleased) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(CreateKeepingNoWarmPool(1, m), 0);
+  bool caught = false;
+  try {
+    (void)rcupool::with_threads(m, 3, [] { throw 42; });
+  } catch (int v) {
+    caught = v == 42;
+  }
+  EXPECT_TRUE(caught);
+  EXPECT_EQ(Pins(m), 0u);
+  ThreadSet after;  // no scope left open: the current 1-thread pool
+  ASSERT_EQ(rcupool::parallelize_1d(m, [&](size_t) { after.Record(); }, 16), 0);
+  EXPECT_EQ(after.ids.size(), 1u);
+  EXPECT_EQ(m.destroy(), 0);
+}
+#endif

@@ -11,14 +11,14 @@ Each fenced block (a line "```LANG" to a line "```") of each DOC must:
     the SOURCEs are files that CI builds or runs (examples/);
   - for LANG text: nothing (output, a session: not for copying);
   - for a LANG given to --elsewhere: nothing here (another run checks it:
-    starlark blocks are checked by tests/downstream against its own
-    WORKSPACE and BUILD, with --only starlark).
+    starlark and bazelrc blocks are checked by tests/downstream against its
+    own WORKSPACE, BUILD and .bazelrc, with --only starlark,bazelrc).
 A block without a language, or with another one, fails. Indented (not
 fenced) blocks are shell commands and their output: not checked.
 """
 import sys
 
-CHECKED = {"c", "cpp", "python", "cmake", "starlark"}
+CHECKED = {"c", "cpp", "python", "cmake", "starlark", "bazelrc"}
 NOT_FOR_COPYING = {"text"}
 
 

@@ -22,7 +22,7 @@
 #include "tests/support/support.h"
 
 using rcupool_test::LogRecorder;
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 
 namespace {
 
@@ -39,7 +39,7 @@ bool FailEveryAllocation(void *, int site) {
 }  // namespace
 
 TEST(RcupoolDestroy, InsideSectionIsEdeadlkAndLoggedOnceAtErrorLevel) {
-  Manager m(1);
+  NoWarmManager m(1);
   LogRecorder log;
   rcupool_read_lock();
   int err = rcupool_destroy(m);
@@ -49,7 +49,7 @@ TEST(RcupoolDestroy, InsideSectionIsEdeadlkAndLoggedOnceAtErrorLevel) {
 }
 
 TEST(RcupoolDestroy, InsideTaskIsEdeadlkAndLoggedOnceAtErrorLevel) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_t *ctx[2] = {m, nullptr};
   LogRecorder log;
   ASSERT_EQ(rcupool_parallelize_1d(m, DestroyFromTask, ctx, 1, 0), 0);
@@ -66,7 +66,7 @@ TEST(RcupoolDestroy, DefaultManagerIsEpermAndLoggedOnceAtErrorLevel) {
 }
 
 TEST(RcupoolDestroy, WithPinHeldIsEbusyAndLoggedOnceAtWarningLevel) {
-  Manager m(1);
+  NoWarmManager m(1);
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin(m, &pin), 0);
   {

@@ -25,7 +25,7 @@
 
 using rcupool_test::FaultInjector;
 using rcupool_test::LogRecorder;
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::OsThreadCount;
 using rcupool_test::ParallelSumIsRight;
@@ -64,7 +64,7 @@ void ExpectUnchanged(const Snapshot &a, rcupool_t *m) {
 }  // namespace
 
 TEST(RcupoolReset, InjectedPoolCreateFailureIsEagainAndPreviousPoolStaysCurrent) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_barrier(m), 0);
   rcupool_pin_t held{};
   ASSERT_EQ(rcupool_pin(m, &held), 0);
@@ -90,7 +90,7 @@ TEST(RcupoolReset, InjectedPoolCreateFailureIsEagainAndPreviousPoolStaysCurrent)
 }
 
 TEST(RcupoolReset, EveryAllocationFailureIsEnomemAndLeavesNothingHalfBuilt) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_barrier(m), 0);
   Snapshot before = Take(m);
   int points = 0;
@@ -120,7 +120,7 @@ TEST(RcupoolReset, EveryAllocationFailureIsEnomemAndLeavesNothingHalfBuilt) {
 }
 
 TEST(RcupoolReset, AllocationFailureOnReuseKeepsPinnedPoolKept) {
-  Manager m(2);
+  NoWarmManager m(2);
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin(m, &pin), 0);
   ASSERT_EQ(rcupool_reset(m, 3), 0);
@@ -213,7 +213,7 @@ void NprocChild() {
               strerror(errno));
     }
   }
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_NE(m.get(), nullptr);
   ASSERT_TRUE(ManagerSumIsRight(m, 100));
 

@@ -31,6 +31,22 @@ readelf -d "$lib/$real" | grep 'Library soname: \[librcupool.so.0\]' >/dev/null 
 [ -x "$prefix/bin/rcupool_info" ] || fail "no bin/rcupool_info"
 info=$("$prefix/bin/rcupool_info") || fail "rcupool_info exited with $?"
 grep -q '^default size [0-9]' <<<"$info" || fail "rcupool_info: $info"
+# The license beside the documentation; the ExecuTorch stand-in's headers
+# under rcupool's own folder, never at ExecuTorch's include/executorch/
+# (where a real ExecuTorch in the same prefix has its own).
+[ -f "$prefix/share/doc/rcupool/LICENSE" ] || fail "no share/doc/rcupool/LICENSE"
+[ -f "$prefix/share/rcupool/valgrind/rcupool.supp" ] ||
+  fail "no share/rcupool/valgrind/rcupool.supp"
+et_h=include/rcupool/compat/executorch/executorch/extension/threadpool
+[ -f "$prefix/$et_h/threadpool.h" ] && [ -f "$prefix/$et_h/threadpool_guard.h" ] ||
+  fail "no stand-in headers under $et_h"
+[ -e "$prefix/include/executorch" ] && fail "the stand-in installs include/executorch/"
+# Normalised paths: an absolute prefix= without "..", which pkgconf can
+# recognise as a system directory.
+for pc in "$lib"/pkgconfig/*.pc; do
+  grep -q '^prefix=/' "$pc" || fail "$pc: prefix is not absolute"
+  grep -q '^prefix=.*\.\.' "$pc" && fail "$pc: prefix is not normalised"
+done
 for f in rcupoolConfig.cmake rcupoolConfigVersion.cmake rcupoolTargets.cmake \
          rcupoolDependencies.cmake; do
   [ -f "$lib/cmake/rcupool/$f" ] || fail "no lib/cmake/rcupool/$f"

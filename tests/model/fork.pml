@@ -8,7 +8,7 @@
  * orphan, and whether their worker threads exist.
  *
  * What is modelled:
- *   - two managers sharing the one reclaim queue (MANAGER-6): the default
+ *   - two managers sharing the one reclaim queue (MANAGERS-1): the default
  *     manager (M_DEF) and a private one (M_PRIV);
  *   - app_thread: rcupool_reset() on the default manager (m->writer, a new
  *     pool published under m->lock, a retire record queued, the writer
@@ -23,9 +23,9 @@
  *   - reclaim: rcupool's reclaim thread (lib/reclaim.c) with its phases
  *     IDLE, GP (a batch is off the queue; its grace period runs) and
  *     CALLBACKS (the batch's callbacks: each that frees a pool logs, then
- *     stops it, i.e. joins its workers; then RECLAIM-9's grace period and
+ *     stops it, i.e. joins its workers; then RECLAIM-7's grace period and
  *     the frees of memory); it moves GP -> CALLBACKS under rq.mu and only
- *     while no fork is pending (RECLAIM-7);
+ *     while no fork is pending (RECLAIM_FORK-1);
  *   - forker: a thread that forks NFORK times in a row (default 2: a fork
  *     of the child too), each time maybe holding the application's lock
  *     across fork() (as CPython holds the GIL, or a hook that took the
@@ -54,7 +54,7 @@
  *      whatever the hook blocks on (the application's lock, the writer) and
  *      whatever the forking thread holds;
  *   FORKMODEL-2 the child finds the queue IDLE or GP, never half-way
- *      through a batch's callbacks (RECLAIM-7; rcupl_reclaim_fork_child dies
+ *      through a batch's callbacks (RECLAIM_FORK-1; rcupl_reclaim_fork_child dies
  *      there), and no lock of rcupool's held by a thread that the fork left
  *      behind (FORK-2): each is free or the forking thread's; with memb, no
  *      section registered by rcupool is open (MEMB-4);
@@ -71,7 +71,7 @@
  * liburcu-bp's (prepare calls urcu_bp_before_fork, which takes liburcu-bp's
  * grace-period lock; readers do not register; the child's after_fork_child
  * forgets the sections of threads gone). rcupl_reclaim_synchronize() holds
- * gp_gate around every grace period of the library (RECLAIM-11): -DBP
+ * gp_gate around every grace period of the library (RECLAIM-9): -DBP
  * alone is bp with the gate memb-only (what lib/ must become, see
  * C_BP_GATE), -DBP -DC_BP_GATE is lib/ as it was at b543411 (fixed:
  * the bp child re-initialises the gate, which -DBP models as no gate).
@@ -154,7 +154,7 @@
 #define NFORK 2    /* forks made one after the other, a child's included */
 #endif
 
-/* Reclaim phases (RECLAIM-7). */
+/* Reclaim phases (RECLAIM_FORK-1). */
 #define IDLE      0
 #define GP        1
 #define CALLBACKS 2
@@ -173,10 +173,10 @@ byte cur_def = P_DEF_OLD;   /* the default manager's m->current */
 byte default_lock; /* default.c */
 byte writer_def;   /* the default manager's m->writer */
 byte mlock[2];     /* m->lock of each manager */
-byte managers_mu;  /* manager.c, MANAGER-6 */
+byte managers_mu;  /* managers.c, MANAGERS-1 */
 byte rq_mu;        /* reclaim.c, rq.mu */
 byte lq_mu;        /* log.c, lq.mu */
-byte gate;         /* reclaim.c, gp_gate (RECLAIM-11) */
+byte gate;         /* reclaim.c, gp_gate (RECLAIM-9) */
 byte gplock;       /* liburcu's own grace-period lock */
 byte app;          /* the application's lock (not rcupool's) */
 
@@ -194,7 +194,7 @@ byte batch;        /* the batch in flight: rq.batch in GP, the thread's own
                       list in CALLBACKS */
 byte phase = IDLE;
 bool fork_pending;
-byte unlinked;     /* pools stopped, memory waiting (RECLAIM-9), bit mask */
+byte unlinked;     /* pools stopped, memory waiting (RECLAIM-7), bit mask */
 bool ran[NP + 1];  /* the item's callback has started (ghost) */
 
 byte gen;          /* forks this process is a child of (0: the original) */
@@ -281,7 +281,7 @@ end_idle:
          batch = queue; queue = 0; phase = GP
        }
        synchronize(me, w);
-       d_step {                          /* RECLAIM-7 */
+       d_step {                          /* RECLAIM_FORK-1 */
 #ifdef BROKEN_FORK_IN_CALLBACKS
          rq_mu == NOBODY ->
 #else
@@ -336,7 +336,7 @@ end_idle:
           d_step { i = 0; p = 0; last = false }
        :: else -> break
        od;
-       if                                /* RECLAIM-9 */
+       if                                /* RECLAIM-7 */
        :: unlinked != 0 ->
           synchronize(me, w);
           d_step {
@@ -476,7 +476,7 @@ proctype forker() {
 #ifdef BP
      LOCK(gplock, FORKER);               /* 3: urcu_bp_before_fork */
 #else
-     LOCK(gate, FORKER);                 /* 3: RECLAIM-11 */
+     LOCK(gate, FORKER);                 /* 3: RECLAIM-9 */
      d_step { fl_waiting++ }             /* rcupl_memb_fork_prepare */
      d_step {
        fl_readers == 0 && fl_writer == NOBODY ->
@@ -546,7 +546,7 @@ proctype forker() {
         d_step { fl_writer = NOBODY; fl_readers = 0; fl_waiting = 0 }
         UNLOCK(gate, FORKER);            /* rcupl_reclaim_fork_gate_child */
 #endif
-        /* rcupl_managers_fork_child: every manager (MANAGER-6) */
+        /* rcupl_managers_fork_child: every manager (MANAGERS-1) */
         orphan_all(M_DEF, true, j);
         d_step {                         /* rcupl_fork_child_default */
           old = cur_def; cur_def = SPARE;

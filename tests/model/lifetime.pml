@@ -22,7 +22,7 @@
  *     manager, racing the unpinner, the trimmer and the reclaim thread; it
  *     may first call rcupool_trim() after every pin is released.
  *
- * Reference counting as lib/internal.h has it: refs = pins + 1 while the
+ * Reference counting as lib/pool.h has it: refs = pins + 1 while the
  * manager holds the pool (managed[]: the current pool and the warm ones;
  * every pool starts managed) + 1 per pending retire. A reset keeps the old
  * pool managed and adds a retire reference; a reuse publishes a managed
@@ -115,7 +115,7 @@
  * section, one node a step (SIZED-1); a node unlinked meanwhile stays
  * reachable to it until the section ends, and the reclaim thread frees a
  * pool's memory only after a grace period that began after the unlink
- * (RECLAIM-9). A pool a sized pin starts has refs 2 (its pin and the
+ * (RECLAIM-7). A pool a sized pin starts has refs 2 (its pin and the
  * manager's): its last unpin leaves it warm, for a reset or the other
  * sized pin to reuse, or for the trimmer to let go.
  * m->writer is modelled (`writer`): resets and pool starts of sized pins
@@ -132,12 +132,28 @@
  *                           same size meanwhile (two live pools of one size).
  *   BROKEN_FREE_AT_UNLINK   the reclaim thread frees a pool's memory as
  *                           soon as it unlinks it, without the grace period
- *                           RECLAIM-9 adds: the lock-free search may stand
+ *                           RECLAIM-7 adds: the lock-free search may stand
  *                           on it.
  *   VACUITY_NO_RESET_REUSES_SIZED  asserts no reset reuses a never-current
  *                           pool; VACUITY_NO_SIZED_SHARES_SIZED asserts no
  *                           sized pin takes a never-current pool: spin must
  *                           find both.
+ *
+ * TIME adds time to the warm pass (lib/warm.c, WARM-3): a ticker advances
+ * a clock `tick` (0..TMAX); a pool's last use `stamp[p]` is written where
+ * the C code writes pool->last_use (the unpin, just before its put; the
+ * retire callback; the pool's creation); the trimmer lets a warm pool go
+ * either because its linger is over (tick - stamp >= WARM_TICKS) or
+ * because it is beyond the limit (any warm pool, as without TIME). A ghost
+ * `used_at[p]`, the true time of the pool's last use, gives
+ *   MODEL-8 a pool let go because its linger is over was not used for a
+ *      whole linger: tick - used_at >= WARM_TICKS (assertion in let_go).
+ * Its switch, which must fail:
+ *   BROKEN_STAMP_AT_PASS    the linger's start as lib/warm.c had it before:
+ *                           no stamp at the unpin or the callback; the pass
+ *                           stamps a pool it sees in use, so a pool
+ *                           unpinned after a pass saw it pinned is let go
+ *                           by the next pass, a whole linger too early.
  */
 
 #ifdef SIZED
@@ -192,9 +208,29 @@ byte handover;     /* pools at refs 0 whose owner (an unpin, the trimmer,
 byte reuses;
 bool was_cur[NP];  /* the pool has been current (generation != 0 in C) */
 byte mwait[NP];    /* sections the free of an unlinked pool's memory waits
-                      for (RECLAIM-9's grace period) */
+                      for (RECLAIM-7's grace period) */
 bool reach[NP];    /* unlinked while the sized pinner was inside a section:
                       its walk may still reach the node until it leaves */
+
+#ifdef TIME
+#ifndef TMAX
+#define TMAX 2
+#endif
+#define WARM_TICKS 1
+byte tick;         /* CLOCK_MONOTONIC, in lingers' units */
+byte stamp[NP];    /* pool->last_use */
+byte used_at[NP];  /* ghost: the true time of the last use */
+/* rcupl_pool_stamp_use, and the ghost */
+#ifdef BROKEN_STAMP_AT_PASS
+#define STAMP_USE(p) used_at[p] = tick
+#else
+#define STAMP_USE(p) stamp[p] = tick; used_at[p] = tick
+#endif
+#define LINGER_OVER(j) (tick - stamp[j] >= WARM_TICKS)
+#else
+#define STAMP_USE(p) skip
+#define LINGER_OVER(j) true
+#endif
 
 /* ---- the manager: struct rcupool --------------------------------------- */
 byte cur = 0;      /* m->current */
@@ -411,6 +447,7 @@ proctype unpinner() {
        USE(p);                                    /* a method runs on it */
        pinslot[i] = NONE;                         /* rcupool_unpin */
        pins[p]--;
+       STAMP_USE(p);                              /* WARM-3, before the put */
        old = refs[p];
        assert(old > 0);                           /* no underflow */
        refs[p]--;                                 /* rcupl_pool_put */
@@ -507,6 +544,7 @@ proctype resetter() {
           j = 0;
           pstate[next] = ALIVE; psize[next] = n;
           refs[next] = 1; managed[next] = true;  /* the manager's reference */
+          STAMP_USE(next);
           inlist[next] = true; was_cur[next] = true;
           cur = next;                /* publish (release) */
           USE(old);
@@ -656,6 +694,7 @@ proctype sized_pinner() {
                 j = 0;
                 pstate[next] = ALIVE; psize[next] = SIZE_B;
                 refs[next] = 2;      /* its pin and the manager's (SIZED-3) */
+                STAMP_USE(next);
                 managed[next] = true;
                 inlist[next] = true;
                 pins[next]++; pinslot[NR * NS + s] = next;
@@ -676,7 +715,7 @@ proctype sized_pinner() {
 
 /* ---- rcupool's reclaim thread: rcupl_retire_cb and rcupl_free_cb --------------- */
 /* rcupl_pools_del_locked (under m->lock): the sections open now may stand on
- * the node; the grace period of RECLAIM-9 waits for them. */
+ * the node; the grace period of RECLAIM-7 waits for them. */
 #define UNLINK(p)                                                             \
   inlist[p] = false; mwait[p] = insec;                                        \
   reach[p] = ((insec & (1 << SIZED_R)) != 0)
@@ -721,6 +760,7 @@ end_idle:
           old = pending[p] + (managed[p] -> 1 : 0);
           kept = (refs[p] > old);
           pending[p]--;
+          STAMP_USE(p);              /* WARM-3: turns warm unless pinned */
           old = refs[p];
           assert(old > 0);
           refs[p]--;                 /* rcupl_pool_put */
@@ -734,7 +774,7 @@ end_idle:
           old = 0
         }
         if
-        :: last -> FREE_UNLINKED(p)  /* rcupl_stop_and_defer_free, RECLAIM-9 */
+        :: last -> FREE_UNLINKED(p)  /* rcupl_stop_and_defer_free, RECLAIM-7 */
         :: kept ->
 #ifdef C_KEPT_LOG_AFTER_PUT
            USE(p)                    /* p->threads for the "kept" log */
@@ -774,8 +814,12 @@ end_idle:
 /* rcupl_warm_let_go_locked: the manager's reference goes by one
  * compare-and-swap of refs from 1 to 0 (rcupl_warm_release_locked, WARM-2);
  * the pool is then dying and owned by the pass, which hands it over. */
-inline let_go(j, chain) {
+inline let_go(j, chain, linger) {
   USE(j);
+#ifdef TIME
+  /* MODEL-8: a linger's end is a whole linger after the last use */
+  assert(!linger || tick - used_at[j] >= WARM_TICKS);
+#endif
   /* MODEL-7: never the current pool, a retiring one, or one a pin holds */
   assert(j != cur && pending[j] == 0 && pins[j] == 0);
 #ifdef VACUITY_NO_TRIM
@@ -802,9 +846,15 @@ inline warm_pass(all, chain, j) {
     if
     :: WARM(j) ->
        if
-       :: let_go(j, chain)
+       :: all -> let_go(j, chain, false)            /* trim */
+       :: !all && LINGER_OVER(j) -> let_go(j, chain, true) /* linger over */
+       :: !all -> let_go(j, chain, false)           /* beyond the limit */
        :: !all -> skip
        fi
+#ifdef BROKEN_STAMP_AT_PASS
+    :: !WARM(j) && inlist[j] && managed[j] && j != cur ->
+       stamp[j] = tick                 /* in use: the linger restarts */
+#endif
     :: else
     fi
   }
@@ -994,6 +1044,16 @@ try_destroy:
 /* MODEL-4, MODEL-6: once grace periods and hand-overs have elapsed, at
  * most one pool per size is alive and none is dying; and in every state at
  * most one pool per size is live (refs > 0). */
+#ifdef TIME
+/* Time passes, at any moment, TMAX times. */
+proctype ticker() {
+end_idle:
+  do
+  :: atomic { tick < TMAX -> tick++ }
+  od
+}
+#endif
+
 active proctype one_per_size() {
 end_watch:
   if
@@ -1015,6 +1075,9 @@ init {
     run reader(0, READER0_SECTIONS); run reader(1, READER1_SECTIONS);
     run unpinner(); run resetter(); run reclaim(); run destroyer();
     run trimmer()
+#ifdef TIME
+    ; run ticker()
+#endif
 #ifdef SIZED
     ; run sized_pinner()
 #endif

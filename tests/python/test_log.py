@@ -365,3 +365,33 @@ def test_fork_while_another_thread_writes_a_record_child_can_write_its_own(sampl
         pytest.fail("a child hung in its first record")
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
     assert "forks ok" in out.stdout
+
+
+def test_default_size_record_reaches_logging_configured_after_import(sample_dir):
+    r = run_python("""
+        import logging, sys
+        import rcupool
+        logging.basicConfig(level=logging.INFO, stream=sys.stdout,
+                            format="%(levelname)s %(name)s %(message)s")
+        rcupool.get_num_threads()   # the next call of the package emits
+        rcupool.get_num_threads()   # and only once
+    """, sample_dir, env={"RCUPOOL_NUM_THREADS": "2"})
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stdout.splitlines() if "default size" in l]
+    assert lines == ["INFO rcupool default size 2 threads: RCUPOOL_NUM_THREADS=2"]
+
+
+def test_import_records_below_the_configured_level_stay_out(sample_dir):
+    r = run_python("""
+        import logging, sys
+        import rcupool
+        logging.basicConfig(level=logging.WARNING, stream=sys.stdout,
+                            format="%(levelname)s %(name)s %(message)s")
+        rcupool.get_num_threads()
+        logging.getLogger().setLevel(logging.INFO)
+        rcupool.get_num_threads()   # enabled now: the import's record comes
+    """, sample_dir)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len([l for l in lines if "default size" in l]) == 1, r.stdout
+    assert all(l.startswith("INFO rcupool") for l in lines), r.stdout

@@ -210,17 +210,25 @@ def test_threads_left_on_another_thread_raises_and_keeps_the_pin():
     assert block.pool_threads == 0
 
 
-def test_threads_left_out_of_order_raises_and_keeps_both_blocks(sample_parallel):
+def test_threads_left_out_of_order_raises_and_is_released_with_the_later_block(
+        sample_parallel):
+    # Issue 34: the out-of-order exit used to keep its pin until its owner
+    # left it again in order, which an asyncio task never does (a leak).
+    # Now it is left for its owner and released with the later block.
+    rcupool.set_num_threads(2)
     outer, inner = rcupool.threads(3), rcupool.threads(1)
     outer.__enter__()
     inner.__enter__()
     with pytest.raises(RuntimeError, match="out of order"):
         outer.__exit__(None, None, None)
-    assert rcupool.stats().pins == 2
+    assert outer.pool_threads == 0  # left, as far as its owner is concerned
+    assert rcupool.stats().pins == 2  # still under the inner block's scope
     assert sample_parallel.run(1) == 1  # the inner block still wins
     inner.__exit__(None, None, None)
-    assert sample_parallel.run(3) == 3
-    outer.__exit__(None, None, None)
+    assert rcupool.stats().pins == 0  # both released, innermost first
+    assert sample_parallel.run(2) == 2  # the current pool again
+    with pytest.raises(RuntimeError, match="another thread"):
+        outer.__exit__(None, None, None)  # it is no longer open
     assert rcupool.stats().pins == 0
 
 
@@ -315,3 +323,55 @@ def test_threads_placement_outside_the_mask_raises_oserror_and_pins_nothing():
             pass
     assert e.value.errno == errno.EINVAL
     assert rcupool.stats().pins == 0
+
+
+def test_get_effective_num_threads_is_the_innermost_block_on_this_thread():
+    rcupool.set_num_threads(2)
+    assert rcupool.get_effective_num_threads() == 2
+    with rcupool.threads(3):
+        assert rcupool.get_effective_num_threads() == 3
+        assert rcupool.get_num_threads() == 2  # the process-wide count
+        with rcupool.threads(1):
+            assert rcupool.get_effective_num_threads() == 1
+        assert rcupool.get_effective_num_threads() == 3
+        seen = []
+        t = threading.Thread(
+            target=lambda: seen.append(rcupool.get_effective_num_threads()))
+        t.start()
+        t.join()
+        assert seen == [2]  # another thread: no block there
+    assert rcupool.get_effective_num_threads() == 2
+
+
+def test_threads_as_decorator_runs_each_call_in_a_block(sample_parallel):
+    rcupool.set_num_threads(2)
+
+    @rcupool.threads(3)
+    def work(x):
+        """Doc kept."""
+        return x, sample_parallel.run(3), rcupool.get_effective_num_threads()
+
+    assert work.__name__ == "work" and work.__doc__ == "Doc kept."
+    assert work(7) == (7, 3, 3)
+    assert rcupool.stats().pins == 0
+    assert work(8) == (8, 3, 3)  # again: one object entered at every call
+
+    @rcupool.threads(1)
+    def recurse(k):
+        return 0 if k == 0 else 1 + recurse(k - 1)
+
+    assert recurse(3) == 3  # nested entries of one object
+    with pytest.raises(ZeroDivisionError):
+        rcupool.threads(3)(lambda: 1 / 0)()
+    assert rcupool.stats().pins == 0
+    assert rcupool.get_effective_num_threads() == 2
+
+
+def test_threads_decorator_rejects_coroutine_functions():
+    async def coro():
+        return 1
+
+    with pytest.raises(TypeError, match="asyncio"):
+        rcupool.threads(2)(coro)
+    with pytest.raises(TypeError):
+        rcupool.threads(2)(42)

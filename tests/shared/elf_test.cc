@@ -5,9 +5,13 @@
 // same for the XNNPACK backend's shared library, which needs the core's and
 // defines none of its functions.
 //
-// RCUPOOL_ELF_LIBRARY and RCUPOOL_ELF_XNNPACK_LIBRARY, when set, name other
-// builds of the two libraries to check (tests/cmake runs this program on
-// the CMake-built ones).
+// Every export of the three libraries (with the ExecuTorch stand-in's)
+// carries its version node (lib/shared/*.map, threadpool.map).
+//
+// RCUPOOL_ELF_LIBRARY, RCUPOOL_ELF_XNNPACK_LIBRARY and
+// RCUPOOL_ELF_EXECUTORCH_LIBRARY, when set, name other builds of the
+// libraries to check (tests/cmake runs this program on the CMake-built
+// ones).
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -29,6 +33,8 @@ namespace {
 
 const char kXnnpackLibrary[] = "lib/shared/librcupool_xnnpack.so.0";
 const char kXnnpackHeader[] = "include/rcupool/xnnpack.h";
+const char kExecutorchLibrary[] =
+    "lib/compat/executorch/librcupool_executorch.so.0";
 
 std::string FromEnv(const char *name, const char *fallback) {
   const char *v = std::getenv(name);
@@ -37,6 +43,9 @@ std::string FromEnv(const char *name, const char *fallback) {
 std::string Library() { return FromEnv("RCUPOOL_ELF_LIBRARY", kLibrary); }
 std::string XnnpackLibrary() {
   return FromEnv("RCUPOOL_ELF_XNNPACK_LIBRARY", kXnnpackLibrary);
+}
+std::string ExecutorchLibrary() {
+  return FromEnv("RCUPOOL_ELF_EXECUTORCH_LIBRARY", kExecutorchLibrary);
 }
 
 std::string Tool(const std::string &command) {
@@ -48,8 +57,11 @@ std::string Tool(const std::string &command) {
 // Names of the dynamic symbols `file` defines and exports: the lines of
 // nm -D --defined-only whose type letter is upper case (global or weak).
 // A lower-case letter is a LOCAL entry that no other object can bind to;
-// the memb flavour's build leaves one (a hidden TLS variable).
-std::set<std::string> DefinedDynamicSymbols(const std::string &file) {
+// the memb flavour's build leaves one (a hidden TLS variable). An "A"
+// (absolute) entry is a version node's own name, not an export.
+// With keep_version, names keep nm's "@@VERSION" (or "@VERSION") suffix.
+std::set<std::string> DefinedDynamicSymbols(const std::string &file,
+                                            bool keep_version = false) {
   std::istringstream in(Tool(std::string("nm -D --defined-only ") + file));
   std::set<std::string> names;
   std::string line;
@@ -57,9 +69,10 @@ std::set<std::string> DefinedDynamicSymbols(const std::string &file) {
     std::istringstream fields(line);
     std::string value, type, name;
     if (!(fields >> value >> type >> name)) continue;
-    if (type.size() != 1 || !std::isupper(static_cast<unsigned char>(type[0])))
+    if (type.size() != 1 ||
+        !std::isupper(static_cast<unsigned char>(type[0])) || type == "A")
       continue;
-    names.insert(name.substr(0, name.find('@')));
+    names.insert(keep_version ? name : name.substr(0, name.find('@')));
   }
   return names;
 }
@@ -115,6 +128,43 @@ TEST(RcupoolSharedLibraryElf, DefinedDynamicSymbolsAreExactlyThePublicApi) {
   for (const std::string &name : defined)
     EXPECT_EQ(name.rfind("rcupool_", 0), 0u) << "exported: " << name;
   EXPECT_EQ(defined, api);
+}
+
+// The exports of `file` whose default version is not `node`, and how many
+// exports there are in all.
+std::vector<std::string> NotOfVersion(const std::string &file,
+                                      const std::string &node, size_t *all) {
+  std::vector<std::string> bad;
+  std::set<std::string> defined = DefinedDynamicSymbols(file, true);
+  *all = defined.size();
+  const std::string suffix = "@@" + node;
+  for (const std::string &name : defined)
+    if (name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      bad.push_back(name);
+  return bad;
+}
+
+TEST(RcupoolSharedLibraryElf, EveryExportCarriesVersionRcupool0) {
+  size_t all = 0;
+  EXPECT_EQ(NotOfVersion(Library(), "RCUPOOL_0", &all),
+            std::vector<std::string>{});
+  EXPECT_GE(all, 20u);
+}
+
+TEST(RcupoolXnnpackSharedLibraryElf, EveryExportCarriesVersionRcupoolXnnpack0) {
+  size_t all = 0;
+  EXPECT_EQ(NotOfVersion(XnnpackLibrary(), "RCUPOOL_XNNPACK_0", &all),
+            std::vector<std::string>{});
+  EXPECT_GE(all, 7u);
+}
+
+TEST(RcupoolExecutorchSharedLibraryElf,
+     EveryExportCarriesVersionRcupoolExecutorch0) {
+  size_t all = 0;
+  EXPECT_EQ(NotOfVersion(ExecutorchLibrary(), "RCUPOOL_EXECUTORCH_0", &all),
+            std::vector<std::string>{});
+  EXPECT_GE(all, 10u);
 }
 
 TEST(RcupoolSharedLibraryElf, IsNeverUnloaded) {

@@ -53,7 +53,13 @@ child_result_t RerunThisTestInChild(int timeout_s) {
   std::vector<char *> env;
   for (std::string &kv : env_text) env.push_back(&kv[0]);
   env.push_back(nullptr);
-  char *argv[] = {exe, &filter[0], nullptr};
+  // A foreign-architecture build run under qemu-user cannot exec itself:
+  // RCUPOOL_TEST_EMULATOR (the emulator's absolute path) runs the copy
+  // through it (tests/aarch64/run.sh; QEMU_LD_PREFIX passes on in env).
+  char *emulator = getenv("RCUPOOL_TEST_EMULATOR");
+  char *plain[] = {exe, &filter[0], nullptr};
+  char *emulated[] = {emulator, exe, &filter[0], nullptr};
+  char **argv = emulator != nullptr && *emulator != '\0' ? emulated : plain;
   int err = child_run_program(argv, env.data(), 0, timeout_s, &r);
   if (err != 0) {
     ADD_FAILURE() << "posix_spawn " << exe << ": " << strerror(-err);

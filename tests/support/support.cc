@@ -111,7 +111,7 @@ size_t ThreadBaselineAtOneThread(rcupool_t *m) {
   EXPECT_EQ(rcupool_reset(m, 2), 0);
   EXPECT_EQ(rcupool_reset(m, 1), 0);
   EXPECT_EQ(rcupool_barrier(m), 0);
-  return WaitForOsThreadCount(OsThreadCount());
+  return SettledOsThreadCount();
 }
 
 rcupool_stats_t Stats(rcupool_t *m) {
@@ -119,8 +119,6 @@ rcupool_stats_t Stats(rcupool_t *m) {
   EXPECT_EQ(rcupool_get_stats(m, &s), 0);
   return s;
 }
-
-Manager::Manager(size_t threads) : Manager(threads, 0, RCUPOOL_WARM_NONE) {}
 
 Manager::Manager(size_t threads, uint32_t warm_ms, uint32_t warm_pools) {
   rcupool_options_t opts{};

@@ -60,14 +60,11 @@ size_t ThreadBaselineAtOneThread(rcupool_t *m);
 // Stats of m, asserting the call succeeds.
 rcupool_stats_t Stats(rcupool_t *m);
 
-// A private manager of `threads` threads, destroyed at scope exit (the test
-// fails if destroy fails). The one-argument form keeps no warm pool
-// (RCUPOOL_WARM_NONE): a pool that is not current goes at the first
-// barrier after its last unpin, the lifetime most tests check; warm widths
-// have their own tests (tests/warm_test.cc), which pass warm_ms and warm_pools.
+// A private manager of `threads` threads with the given warm widths
+// (rcupool_options_t's warm_ms and warm_pools: 0, 0 is the default
+// lifetime), destroyed at scope exit (the test fails if destroy fails).
 class Manager {
  public:
-  explicit Manager(size_t threads);
   Manager(size_t threads, uint32_t warm_ms, uint32_t warm_pools);
   ~Manager();
   rcupool_t *get() const { return m_; }
@@ -75,6 +72,16 @@ class Manager {
 
  private:
   rcupool_t *m_ = nullptr;
+};
+
+// A Manager that keeps no warm pool (RCUPOOL_WARM_NONE): a pool that is not
+// current goes at the first barrier after its last unpin, the lifetime most
+// tests check. Tests of the default lifetime (warm widths on) use
+// Manager(threads, 0, 0); tests/warm_test.cc tests warm widths themselves.
+class NoWarmManager : public Manager {
+ public:
+  explicit NoWarmManager(size_t threads)
+      : Manager(threads, 0, RCUPOOL_WARM_NONE) {}
 };
 
 // Registers, before the first test of the binary, a setting of the default

@@ -19,4 +19,15 @@ size_t WaitForOsThreadCount(size_t expected) {
   return n;
 }
 
+size_t SettledOsThreadCount() {
+  size_t n = OsThreadCount();
+  for (int i = 0, steady = 0; i < 200 && steady < 10; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    size_t now = OsThreadCount();
+    steady = now == n ? steady + 1 : 0;
+    n = now;
+  }
+  return n;
+}
+
 }  // namespace rcupool_test

@@ -16,6 +16,12 @@ size_t OsThreadCount();
 // thread for a moment after the join returns.
 size_t WaitForOsThreadCount(size_t expected);
 
+// The count once it has stayed the same for 100 ms (at most ~2 s): a
+// baseline taken after joins, without a thread still being listed as it
+// exits (under qemu-user a joined thread stays listed longer: its host
+// thread exits after the guest's join has returned).
+size_t SettledOsThreadCount();
+
 }  // namespace rcupool_test
 
 #endif  // RCUPOOL_TESTS_SUPPORT_THREADS_H

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # bench_publish_test.sh BENCH_SH
 #
-# tools/bench.sh replaces benchmarks/results/, RESULTS.md and churn.png
-# only when its whole run has succeeded:
-#   - a benchmark program that fails: all three as they were;
+# tools/bench.sh replaces benchmarks/results/, RESULTS.md, churn.png and
+# README.md (its summary) only when its whole run has succeeded:
+#   - a benchmark program that fails: all four as they were;
 #   - the run killed (SIGTERM to bench.sh and to the program it runs)
 #     while a program runs: the same;
-#   - a run that succeeds: all three replaced, a result file the new run
+#   - a run that succeeds: all four replaced, a result file the new run
 #     did not write is gone;
 # and in every case the run's temporary folder is removed and nothing is
 # left beside the published files.
@@ -57,6 +57,7 @@ STUB
 printf '#!/bin/sh\nexit 0\n' > "$tree/tools/wheel.sh"
 # python3 - FILES (the JSON clean-up): reads its program, does nothing.
 # python3 benchmarks/report.py ... --out FILE: writes FILE.
+# python3 benchmarks/report.py ... --readme FILE: writes FILE.
 # python3 benchmarks/report.py ... --gnuplot-vars: prints one variable.
 cat > "$stubs/python3" <<'STUB'
 #!/bin/bash
@@ -65,6 +66,7 @@ prev=""
 for a in "$@"; do
   [ "$a" = --gnuplot-vars ] && { echo "t0='new';"; exit 0; }
   [ "$prev" = --out ] && echo "# new report" > "$a"
+  [ "$prev" = --readme ] && echo "# new summary" > "$a"
   prev=$a
 done
 exit 0
@@ -86,6 +88,7 @@ publish_old() {
   echo old > "$tree/benchmarks/results/read_bench.json"
   echo old > "$tree/benchmarks/results/stale.json"
   echo "# old report" > "$tree/benchmarks/RESULTS.md"
+  echo "# old summary" > "$tree/benchmarks/README.md"
   echo "old picture" > "$tree/benchmarks/churn.png"
 }
 tree_sum() {
@@ -145,8 +148,9 @@ done
 [ -f "$b/results/churn_timeline.dat" ] || fail "good run: no results/churn_timeline.dat"
 [ "$(cat "$b/RESULTS.md")" = "# new report" ] || fail "good run: RESULTS.md not replaced"
 [ "$(cat "$b/churn.png")" = "new picture" ] || fail "good run: churn.png not replaced"
+[ "$(cat "$b/README.md")" = "# new summary" ] || fail "good run: README.md's summary not rewritten"
 [ "$(cd "$b" && find . -print | LC_ALL=C sort | tr '\n' ' ')" = \
-  ". ./RESULTS.md ./churn.png ./results ./results/churn_bench.json ./results/churn_timeline.dat ./results/dispatch_bench.json ./results/idle_bench.json ./results/python_bench.json ./results/read_bench.json ./results/read_bench_shared.json ./results/reset_bench.json ./results/sized_bench.json ./results/warm_bench.json ./results/xnn_bench.json " ] ||
+  ". ./README.md ./RESULTS.md ./churn.png ./results ./results/churn_bench.json ./results/churn_timeline.dat ./results/dispatch_bench.json ./results/idle_bench.json ./results/python_bench.json ./results/read_bench.json ./results/read_bench_shared.json ./results/reset_bench.json ./results/sized_bench.json ./results/warm_bench.json ./results/xnn_bench.json " ] ||
   fail "good run: benchmarks/ holds: $(cd "$b" && find . -print | LC_ALL=C sort | tr '\n' ' ')"
 clean_tmp "good run"
 

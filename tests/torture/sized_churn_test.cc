@@ -19,7 +19,7 @@
 
 #include "tests/support/support.h"
 
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::OsThreadCount;
 using rcupool_test::Stats;
 using rcupool_test::WaitForOsThreadCount;
@@ -33,11 +33,11 @@ constexpr int kStep = 100;
 }  // namespace
 
 TEST(RcupoolPinSized, ChurnOfTenThousandPinsWithResetsEndsWithOnePoolAndItsThreads) {
-  Manager m(1);
+  NoWarmManager m(1);
   ASSERT_EQ(rcupool_reset(m, 2), 0);  // start rcupool's reclaim thread
   ASSERT_EQ(rcupool_reset(m, 1), 0);
   ASSERT_EQ(rcupool_barrier(m), 0);
-  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
+  const size_t baseline = rcupool_test::SettledOsThreadCount();
 
   std::atomic<bool> stop{false};
   std::atomic<int> failures{0};

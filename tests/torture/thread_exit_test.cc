@@ -15,7 +15,7 @@
 #include "tests/support/annotate.h"
 #include "tests/support/support.h"
 
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::OsThreadCount;
 using rcupool_test::ParallelSumIsRight;
@@ -66,7 +66,7 @@ std::vector<std::function<void(rcupool_t *)>> ExitPoints() {
 }  // namespace
 
 TEST(RcupoolBarrier, AfterThreadsExitAtEveryPointRetiredPoolsAreFreed) {
-  Manager m(2);
+  NoWarmManager m(2);
   auto points = ExitPoints();
   uint64_t freed = Stats(m).pools_freed;
   for (size_t p = 0; p < points.size(); p++) {
@@ -87,7 +87,7 @@ TEST(RcupoolBarrier, AfterThreadsExitAtEveryPointRetiredPoolsAreFreed) {
 }
 
 TEST(RcupoolBarrier, ThreadsExitingWhileGracePeriodsRunNeverBlockThem) {
-  Manager m(2);
+  NoWarmManager m(2);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> exited{0};
   // Short-lived threads start and exit continuously, each after a random
@@ -113,7 +113,7 @@ TEST(RcupoolBarrier, ThreadsExitingWhileGracePeriodsRunNeverBlockThem) {
 }
 
 TEST(RcupoolPin, ThreadExitingWithPinHeldKeepsPoolUntilAnotherThreadUnpins) {
-  Manager m(2);
+  NoWarmManager m(2);
   // The pin's storage outlives the thread that pinned it.
   auto pin = std::make_unique<rcupool_pin_t>();
   std::thread([&] { EXPECT_EQ(rcupool_pin(m, pin.get()), 0); }).join();

@@ -342,7 +342,7 @@ void Torture::Run() {
 
 TEST(RcupoolTorture, ReadersPinnersResetsKeepInvariantsAndNoPoolUsedAfterFree) {
   Config c = ConfigFromEnv();
-  rcupool_test::Manager m(1);
+  rcupool_test::NoWarmManager m(1);
   // Start the reclaim thread and settle, so the thread baseline includes it.
   ASSERT_EQ(rcupool_reset(m, 2), 0);
   ASSERT_EQ(rcupool_barrier(m), 0);

@@ -14,7 +14,7 @@
 
 using rcupool_test::ClearPoolRecord;
 using rcupool_test::LogRecorder;
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 using rcupool_test::RecordedFlags;
 
 namespace {
@@ -48,7 +48,7 @@ rcupool_t *Create(size_t threads, rcupool_idle_t idle) {
 }  // namespace
 
 TEST(RcupoolCreate, ZeroedOptionsGiveTheLibraryDefaultYield) {
-  Manager m(2);
+  NoWarmManager m(2);
   EXPECT_EQ(rcupool_idle(m), RCUPOOL_IDLE_YIELD);
 }
 
@@ -71,7 +71,7 @@ TEST(RcupoolCreate, IdleOutsideTheEnumReturnsEinvalAndCreatesNothing) {
 }
 
 TEST(RcupoolSetIdle, ValueOutsideTheEnumReturnsEinvalAndKeepsThePolicy) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_SPIN), 0);
   EXPECT_EQ(rcupool_set_idle(m, static_cast<rcupool_idle_t>(3)), -EINVAL);
   EXPECT_EQ(rcupool_set_idle(m, static_cast<rcupool_idle_t>(-1)), -EINVAL);
@@ -86,7 +86,7 @@ TEST(RcupoolSetIdle, NullManagerReturnsEinvalAndIsNotLogged) {
 
 // lib/log.c, LOG-5: every error but -EINVAL for NULL is logged once.
 TEST(RcupoolSetIdle, ValueOutsideTheEnumIsLoggedOnceAtErrorLevel) {
-  Manager m(2);
+  NoWarmManager m(2);
   LogRecorder log;
   EXPECT_EQ(rcupool_set_idle(m, static_cast<rcupool_idle_t>(9)), -EINVAL);
   EXPECT_EQ(log.Count(RCUPOOL_LOG_ERROR, "9 is not an idle policy"), 1u);
@@ -102,7 +102,7 @@ TEST(RcupoolCreate, IdleOutsideTheEnumIsLoggedOnceAtErrorLevel) {
 }
 
 TEST(RcupoolSetIdle, DefaultRestoresTheLibraryDefault) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_SPIN), 0);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_DEFAULT), 0);
   EXPECT_EQ(rcupool_idle(m), RCUPOOL_IDLE_YIELD);
@@ -113,7 +113,7 @@ TEST(RcupoolIdle, NullManagerReturnsDefault) {
 }
 
 TEST(RcupoolParallelize1d, YieldPolicyAddsYieldFlagToThePthreadpoolCall) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_YIELD), 0);
   EXPECT_EQ(FlagsOfOneCall(m, 0), std::vector<uint32_t>{kYield});
   EXPECT_EQ(FlagsOfOneCall(m, kDenormals),
@@ -121,7 +121,7 @@ TEST(RcupoolParallelize1d, YieldPolicyAddsYieldFlagToThePthreadpoolCall) {
 }
 
 TEST(RcupoolParallelize1d, SpinPolicyPassesTheCallersFlagsUnchanged) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_SPIN), 0);
   EXPECT_EQ(FlagsOfOneCall(m, 0), std::vector<uint32_t>{0});
   EXPECT_EQ(FlagsOfOneCall(m, kDenormals), std::vector<uint32_t>{kDenormals});
@@ -130,7 +130,7 @@ TEST(RcupoolParallelize1d, SpinPolicyPassesTheCallersFlagsUnchanged) {
 }
 
 TEST(RcupoolParallelize1d, SetIdleReachesTheNextCall) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_SPIN), 0);
   EXPECT_EQ(FlagsOfOneCall(m, 0), std::vector<uint32_t>{0});
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_YIELD), 0);
@@ -140,7 +140,7 @@ TEST(RcupoolParallelize1d, SetIdleReachesTheNextCall) {
 }
 
 TEST(RcupoolParallelize1d, InScopeOfASizedPinFollowsThePinsManagersPolicy) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_YIELD), 0);
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
@@ -153,7 +153,7 @@ TEST(RcupoolParallelize1d, InScopeOfASizedPinFollowsThePinsManagersPolicy) {
 }
 
 TEST(RcupoolParallelize1d, PolicyOfOneManagerDoesNotReachAnother) {
-  Manager spin(2), yield(2);
+  NoWarmManager spin(2), yield(2);
   ASSERT_EQ(rcupool_set_idle(spin, RCUPOOL_IDLE_SPIN), 0);
   ASSERT_EQ(rcupool_set_idle(yield, RCUPOOL_IDLE_YIELD), 0);
   EXPECT_EQ(FlagsOfOneCall(spin, 0), std::vector<uint32_t>{0});
@@ -164,7 +164,7 @@ TEST(RcupoolParallelize1d, PolicyOfOneManagerDoesNotReachAnother) {
 // leaves the workers as the policy says: under yield they sleep at once
 // instead of spinning after the pool starts.
 TEST(RcupoolReset, NewPoolsWorkerCensusFollowsThePolicy) {
-  Manager m(1);
+  NoWarmManager m(1);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_YIELD), 0);
   ClearPoolRecord();
   ASSERT_EQ(rcupool_reset(m, 2), 0);

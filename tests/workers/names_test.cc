@@ -21,7 +21,7 @@
 
 #include "tests/support/support.h"
 
-using rcupool_test::Manager;
+using rcupool_test::NoWarmManager;
 
 namespace {
 
@@ -94,7 +94,7 @@ class CallerName {
 
 TEST(RcupoolCreate, ThreeThreadPoolWorkersNamedRcupoolWithIndexAndWidth) {
   CallerName caller("names-test");
-  Manager m(3);
+  NoWarmManager m(3);
   std::set<pid_t> tids = PoolTids(m, 3);
   ASSERT_EQ(tids.size(), 3u);  // the caller and 2 workers
   ASSERT_EQ(tids.count(Tid()), 1u);
@@ -106,7 +106,7 @@ TEST(RcupoolCreate, ThreeThreadPoolWorkersNamedRcupoolWithIndexAndWidth) {
 
 TEST(RcupoolCreate, CallingThreadKeepsItsName) {
   CallerName caller("names-test");
-  Manager m(3);
+  NoWarmManager m(3);
   EXPECT_EQ(Comm(Tid()), "names-test");
   ASSERT_EQ(rcupool_reset(m, 2), 0);  // a census on this thread again
   EXPECT_EQ(Comm(Tid()), "names-test");
@@ -114,7 +114,7 @@ TEST(RcupoolCreate, CallingThreadKeepsItsName) {
 
 TEST(RcupoolReset, NewPoolsWorkersNamedForTheirWidth) {
   CallerName caller("names-test");
-  Manager m(1);
+  NoWarmManager m(1);
   ASSERT_EQ(rcupool_reset(m, 4), 0);
   std::set<pid_t> tids = PoolTids(m, 4);
   ASSERT_EQ(tids.size(), 4u);
@@ -130,7 +130,7 @@ TEST(RcupoolReset, NewPoolsWorkersNamedForTheirWidth) {
 // so a worker of a width of three digits drops the "w". Every worker
 // still starts with "rcupool" and has a name of its own.
 TEST(RcupoolCreate, WorkersOfThreeDigitWidthNamedWithinFifteenBytes) {
-  Manager m(101);
+  NoWarmManager m(101);
   std::set<std::string> names;
   for (const auto &t : AllComms())
     if (t.second.size() >= 4 &&
@@ -147,7 +147,7 @@ TEST(RcupoolCreate, WorkersOfThreeDigitWidthNamedWithinFifteenBytes) {
 }
 
 TEST(RcupoolBarrier, ReclaimThreadNamedRcupoolReclaim) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_reset(m, 1), 0);  // a retire starts the reclaim thread
   ASSERT_EQ(rcupool_barrier(m), 0);
   size_t reclaim = 0;

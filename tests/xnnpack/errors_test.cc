@@ -27,7 +27,7 @@ TEST(RcupoolXnnErrno, EachStatusMapsToItsNegativeErrno) {
 }
 
 TEST(RcupoolXnnRuntimeCreate, NullArgumentsAreEinvalAndPinNothing) {
-  Manager m(1);
+  NoWarmManager m(1);
   xnn_subgraph_t sg = nullptr;
   ASSERT_EQ(xnn_initialize(nullptr), xnn_status_success);
   ASSERT_EQ(mlp_subgraph(TinyCase().model, &sg), 0);
@@ -41,7 +41,7 @@ TEST(RcupoolXnnRuntimeCreate, NullArgumentsAreEinvalAndPinNothing) {
 }
 
 TEST(RcupoolXnnRuntimeInvoke, BeforeSetupIsMappedErrorWithMessage) {
-  Manager m(1);
+  NoWarmManager m(1);
   ASSERT_EQ(xnn_initialize(nullptr), xnn_status_success);
   xnn_subgraph_t sg = nullptr;
   ASSERT_EQ(mlp_subgraph(TinyCase().model, &sg), 0);
@@ -57,7 +57,7 @@ TEST(RcupoolXnnRuntimeInvoke, BeforeSetupIsMappedErrorWithMessage) {
 }
 
 TEST(RcupoolXnnRuntimeSetup, UnknownValueIdIsEinvalWithMessageNamingTheCall) {
-  Manager m(1);
+  NoWarmManager m(1);
   Method method(m, TinyCase());
   ASSERT_TRUE(method.ok());
   LogRecorder log;

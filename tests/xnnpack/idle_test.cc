@@ -44,7 +44,7 @@ void ExpectNoYield(const std::vector<uint32_t> &flags) {
 }  // namespace
 
 TEST(RcupoolXnnRuntimeInvoke, YieldPolicyLastOperatorPassesYieldFlag) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_YIELD), 0);
   Method method(m, TheCase());
   ASSERT_TRUE(method.ok());
@@ -52,7 +52,7 @@ TEST(RcupoolXnnRuntimeInvoke, YieldPolicyLastOperatorPassesYieldFlag) {
 }
 
 TEST(RcupoolXnnRuntimeInvoke, SpinPolicyNoOperatorPassesYieldFlag) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_SPIN), 0);
   Method method(m, TheCase());
   ASSERT_TRUE(method.ok());
@@ -60,7 +60,7 @@ TEST(RcupoolXnnRuntimeInvoke, SpinPolicyNoOperatorPassesYieldFlag) {
 }
 
 TEST(RcupoolXnnRuntimeCreateSized, YieldPolicyLastOperatorPassesYieldFlag) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_YIELD), 0);
   Method method(m, TheCase(), 3);
   ASSERT_TRUE(method.ok());
@@ -68,7 +68,7 @@ TEST(RcupoolXnnRuntimeCreateSized, YieldPolicyLastOperatorPassesYieldFlag) {
 }
 
 TEST(RcupoolXnnRuntimeInvoke, RuntimeKeepsThePolicyOfItsCreation) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_SPIN), 0);
   Method method(m, TheCase());
   ASSERT_TRUE(method.ok());
@@ -77,7 +77,7 @@ TEST(RcupoolXnnRuntimeInvoke, RuntimeKeepsThePolicyOfItsCreation) {
 }
 
 TEST(RcupoolXnnRuntimeRefresh, RefreshedRuntimeTakesThePolicyOfItsTime) {
-  Manager m(2);
+  NoWarmManager m(2);
   ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_SPIN), 0);
   Method method(m, TheCase());
   ASSERT_TRUE(method.ok());

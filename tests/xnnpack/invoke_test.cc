@@ -17,7 +17,7 @@ Case &BigCase() {
 }
 
 TEST(RcupoolXnnRuntimeInvoke, AfterResetsTo16Then4And20AlternatingOutputsMatchReference) {
-  Manager m(2);
+  NoWarmManager m(2);
   Method method(m, BigCase());
   ASSERT_TRUE(method.ok());
   EXPECT_LT(method.Run(), kMaxRelativeError) << "before any reset";
@@ -47,7 +47,7 @@ TEST(RcupoolXnnRuntimeInvoke, AfterResetsTo16Then4And20AlternatingOutputsMatchRe
 }
 
 TEST(RcupoolXnnRuntimeInvoke, MethodLoadedOn16ThreadsStaysCorrectAfterResetTo1) {
-  Manager m(16);
+  NoWarmManager m(16);
   Method method(m, BigCase());
   ASSERT_TRUE(method.ok());
   EXPECT_LT(method.Run(), kMaxRelativeError);

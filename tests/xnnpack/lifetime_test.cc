@@ -23,11 +23,11 @@ size_t BaselineThreads(rcupool_t *m) {
   EXPECT_EQ(rcupool_reset(m, 2), 0);
   EXPECT_EQ(rcupool_reset(m, 1), 0);
   EXPECT_EQ(rcupool_barrier(m), 0);
-  return WaitForOsThreadCount(OsThreadCount());
+  return rcupool_test::SettledOsThreadCount();
 }
 
 TEST(RcupoolXnnRuntimeCreate, After20ResetsBetweenTwoCountsAll21MethodsCorrectThenOnePoolRemains) {
-  Manager m(1);
+  NoWarmManager m(1);
   const size_t baseline = BaselineThreads(m);
   ASSERT_EQ(rcupool_reset(m, 2), 0);
   const uint64_t reuses_before = Stats(m).reuses;
@@ -67,7 +67,7 @@ TEST(RcupoolXnnRuntimeCreate, After20ResetsBetweenTwoCountsAll21MethodsCorrectTh
 // The review's trigger. A "keep every pool" policy ends this loop with 16
 // pools and 0 + 1 + ... + 15 = 120 idle workers.
 TEST(RcupoolXnnRuntimeDestroy, ResetToEachCount1To16LoadRunDestroyLeavesOnePoolAndNoExtraThreads) {
-  Manager m(1);
+  NoWarmManager m(1);
   const size_t baseline = BaselineThreads(m);
   const uint64_t created_before = Stats(m).pools_created;
   for (size_t n = 1; n <= 16; n++) {

@@ -56,7 +56,7 @@ Parts RunMethod(rcupool_t *m, Method &method) {
 }
 
 TEST(RcupoolXnnRuntimeInvoke, PartitionsAndOwnKernelUseOnePoolBeforeAndAfterReset) {
-  Manager m(2);
+  NoWarmManager m(2);
   Method method(m, TheCase());
   ASSERT_TRUE(method.ok());
   const pthreadpool_t loaded_on = method.pool();
@@ -85,7 +85,7 @@ TEST(RcupoolXnnRuntimeInvoke, PartitionsAndOwnKernelUseOnePoolBeforeAndAfterRese
 }
 
 TEST(RcupoolXnnRuntimeInvoke, ScopeOfOneManagerDoesNotReachAnotherManagersKernel) {
-  Manager a(2), b(1);
+  NoWarmManager a(2), b(1);
   Method method(a, TheCase());
   ASSERT_TRUE(method.ok());
   rcupool_scope_enter(method.pin());
@@ -99,7 +99,7 @@ TEST(RcupoolXnnRuntimeInvoke, ScopeOfOneManagerDoesNotReachAnotherManagersKernel
 }
 
 TEST(RcupoolXnnRuntimeIsStale, FalseBeforeResetTrueAfterAndNewMethodRunsOnNewPool) {
-  Manager m(2);
+  NoWarmManager m(2);
   Method old_method(m, TheCase());
   ASSERT_TRUE(old_method.ok());
   EXPECT_FALSE(rcupool_xnn_runtime_is_stale(old_method.runtime()));
@@ -130,7 +130,7 @@ TEST(RcupoolXnnRuntimeIsStale, FalseBeforeResetTrueAfterAndNewMethodRunsOnNewPoo
 // the runtime's user refreshes it across resets. Under ThreadSanitizer a
 // read of the pin that refresh overwrites is a reported race.
 TEST(RcupoolXnnRuntimeIsStale, ConcurrentWithRefreshFromAnotherThreadIsRaceFree) {
-  Manager m(2);
+  NoWarmManager m(2);
   Method method(m, TheCase());
   ASSERT_TRUE(method.ok());
   std::atomic<bool> stop{false};
@@ -156,7 +156,7 @@ TEST(RcupoolXnnRuntimeIsStale, ConcurrentWithRefreshFromAnotherThreadIsRaceFree)
 }
 
 TEST(RcupoolXnnRuntimeRefresh, StaleRuntimeMovesToCurrentPoolSameOutputsOldPoolFreed) {
-  Manager m(2);
+  NoWarmManager m(2);
   Method method(m, TheCase());
   ASSERT_TRUE(method.ok());
   ASSERT_LT(method.Run(), kMaxRelativeError);
@@ -191,7 +191,7 @@ TEST(RcupoolXnnRuntimeRefresh, StaleRuntimeMovesToCurrentPoolSameOutputsOldPoolF
 }
 
 TEST(RcupoolXnnRuntimeRefresh, NotStaleChangesNothing) {
-  Manager m(2);
+  NoWarmManager m(2);
   Method method(m, TheCase());
   ASSERT_TRUE(method.ok());
   ASSERT_LT(method.Run(), kMaxRelativeError);
@@ -220,7 +220,7 @@ TEST(RcupoolXnnRuntimeRefresh, NotStaleChangesNothing) {
 
 
 TEST(RcupoolXnnRuntimeCreateSized, PartitionsAndKernelRunOnSizedPoolNeverStaleRefreshNoop) {
-  Manager m(2);
+  NoWarmManager m(2);
   Method method(m, TheCase(), 1);
   ASSERT_TRUE(method.ok());
   const pthreadpool_t one = method.pool();
@@ -258,7 +258,7 @@ TEST(RcupoolXnnRuntimeCreateSized, PartitionsAndKernelRunOnSizedPoolNeverStaleRe
 }
 
 TEST(RcupoolXnnRuntimeCreateSized, AboveMaximumOrNullIsInvalidAndPinsNothing) {
-  Manager m(1);
+  NoWarmManager m(1);
   xnn_subgraph_t sg = nullptr;
   ASSERT_EQ(xnn_initialize(nullptr), xnn_status_success);
   ASSERT_EQ(mlp_subgraph(TheCase().model, &sg), 0);

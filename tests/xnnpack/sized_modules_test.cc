@@ -40,11 +40,11 @@ void ExpectOnePoolPerSize(rcupool_t *m,
 }
 
 TEST(RcupoolXnnRuntimeCreateSized, SixteenModulesOfWidthsOneToSixteenWithResetsOnePoolPerSizeThenOnlyCurrent) {
-  Manager m(1);
+  NoWarmManager m(1);
   ASSERT_EQ(rcupool_reset(m, 2), 0);  // start rcupool's reclaim thread
   ASSERT_EQ(rcupool_reset(m, 1), 0);
   ASSERT_EQ(rcupool_barrier(m), 0);
-  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
+  const size_t baseline = rcupool_test::SettledOsThreadCount();
   const uint64_t gen0 = rcupool_generation(m);
 
   std::vector<std::unique_ptr<Method>> mods;

@@ -18,6 +18,8 @@
  */
 #include <executorch/extension/threadpool/threadpool.h>
 
+#include <cstdlib>
+
 #include "lib/compat/executorch/context.h"
 
 namespace executorch {
@@ -59,7 +61,14 @@ void ThreadPool::run_task(void (*task)(void *, size_t), void *ctx,
 
 ThreadPool *get_threadpool() {
   rcupool_t *m = rcupool_default();
-  if (m == nullptr) return nullptr;
+  if (m == nullptr) {
+    // Out of memory (a lack of threads still gives a manager, MANAGER-6):
+    // ExecuTorch's callers dereference the result unchecked.
+    rcupool_log(RCUPOOL_LOG_ERROR,
+                "executorch threadpool: get_threadpool(): no process-wide "
+                "manager (out of memory); aborting");
+    std::abort();
+  }
   // rcupool_default() returns the same manager for the process's life.
   static ThreadPool pool(m);
   return &pool;

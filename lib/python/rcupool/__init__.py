@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import functools
+import inspect
 import numbers
 import operator
 import os
-from typing import Any
+from typing import Any, Callable, TypeVar
 
-from . import _log, _native, _scope
+from . import _log, _native, _scope, _threadpoolctl
 
 __all__ = [
     "MAX_THREADS",
@@ -38,6 +40,7 @@ __all__ = [
     "WARM_POOLS_DEFAULT",
     "barrier",
     "get_include",
+    "get_effective_num_threads",
     "get_idle",
     "get_library_dir",
     "get_num_threads",
@@ -96,6 +99,9 @@ class Stats:
             manager, kept for the next block or reset of their width (see
             :func:`set_warm`; :func:`trim` frees them).
         threads_idle: the sum of the thread counts of the warm pools.
+        start_failures: pool starts refused for want of threads (a limit
+            such as ``ulimit -u``); the process-wide pool then came up with
+            1 thread, on which work runs on the calling thread.
         follows: resets made by following the CPU limits (the affinity
             mask, the cgroup quota, the CPUs online; docs/placement.md).
         bind_failures: workers of the pools alive whose placement could
@@ -117,6 +123,7 @@ class Stats:
     log_dropped: int
     pools_idle: int
     threads_idle: int
+    start_failures: int
     follows: int
     bind_failures: int
 
@@ -224,11 +231,31 @@ def reset_num_threads() -> int:
 
 
 def get_num_threads() -> int:
-    """The current pool's thread count (may change as soon as it returns)."""
+    """The current pool's thread count (may change as soon as it returns).
+
+    Process-wide: inside ``with rcupool.threads(n):`` it is still the
+    current pool's count; :func:`get_effective_num_threads` is this
+    thread's width.
+    """
     try:
         return int(_native.lib.rcupool_threads(_manager()))
     finally:
         _log.drain()
+
+
+def get_effective_num_threads() -> int:
+    """The width parallel work started on this thread runs with now.
+
+    Inside ``with rcupool.threads(n):`` (or a function decorated with it)
+    on this thread, the innermost block's ``n``; otherwise the process-wide
+    count, :func:`get_num_threads`. As ``torch.get_num_threads()`` or
+    ExecuTorch's ``get_thread_count()``, this is what an extension call made
+    here would use. Blocks of other threads do not count, and neither do
+    scopes that C code entered itself (``rcupool_scope_enter()``; the
+    library has no getter for them). Does not block.
+    """
+    n = _scope.innermost_threads()
+    return n if n else get_num_threads()
 
 
 def stats() -> Stats:
@@ -368,6 +395,9 @@ def get_idle() -> str:
     return next(k for k, v in _native.IDLE_POLICIES.items() if v == value)
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
 class threads(_scope.Scope):
     """``with rcupool.threads(n):`` runs this thread's parallel work on an
     ``n``-thread pool for the block; ``rcupool.threads(n,
@@ -393,6 +423,22 @@ class threads(_scope.Scope):
     Blocks nest (the innermost wins) up to 16 deep per thread, and one
     ``threads`` object may be entered again, also from other threads. A
     block must be left on the thread that entered it.
+    :func:`get_effective_num_threads` reads the width in effect.
+
+    As a decorator, ``@rcupool.threads(n)`` runs every call of the function
+    in such a block (one object, entered at each call, recursion and other
+    threads included). A coroutine function is refused (``TypeError``): its
+    block would span its ``await`` points (see below).
+
+    asyncio: a block belongs to the thread, not to a task. Two tasks on one
+    event loop that each hold a block across an ``await`` share the
+    thread's scope stack: the work of one then runs on the width of the
+    other's block, and the first to leave a block that is not the innermost
+    gets ``RuntimeError``. That block's pool is released when the blocks
+    entered after it are left (no pin leaks). Keep ``await`` out of a
+    block, or run the blocking call in a worker thread
+    (``await asyncio.to_thread(fn)`` with ``fn`` decorated by
+    ``rcupool.threads(n)``).
 
     Entry and exit are each one call into C (``rcupool._scope``): an
     interrupt (``KeyboardInterrupt``) never lands half way through either,
@@ -411,8 +457,10 @@ class threads(_scope.Scope):
             ``ENOMEM``); nothing is then pinned or entered.
         RuntimeError: on entry, blocks nested deeper than 16 on this
             thread; on exit, left on another thread than the one that
-            entered, or before a block entered later on this thread (the
-            pin is then kept, so the pool stays valid).
+            entered (or left twice), or before a block entered later on
+            this thread: the block is then left for its owner, and its
+            scope and pin are released when the blocks entered after it
+            are left.
     """
 
     # __enter__, __exit__ and pool_threads are those of _scope.Scope.
@@ -431,6 +479,30 @@ class threads(_scope.Scope):
                     "efficiency or a CPU list, each with an optional "
                     "':strict')")
         self.placement: str | None = placement
+
+    def __call__(self, fn: _F) -> _F:
+        """``@rcupool.threads(n)``: every call of ``fn`` runs in this block.
+
+        Raises:
+            TypeError: ``fn`` is not callable, or is a coroutine function
+                (asyncio: see the class).
+        """
+        if not callable(fn):
+            raise TypeError(f"rcupool.threads({self.n}) decorates a "
+                            f"callable, not {type(fn).__name__}")
+        if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+            raise TypeError(
+                f"rcupool.threads({self.n}) cannot decorate the coroutine "
+                f"function {getattr(fn, '__qualname__', fn)!r}: under asyncio "
+                "a block would span its awaits; decorate a plain function "
+                "and run it with asyncio.to_thread")
+
+        @functools.wraps(fn)
+        def in_block(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fn(*args, **kwargs)
+
+        return in_block  # type: ignore[return-value]
 
 
 def get_include() -> str:
@@ -461,4 +533,6 @@ _scope.set_drain(_log.drain)
 # handlers take that lock on the fork branch). A failure here is not fatal:
 # the library logged it, and every call tries again.
 _native.lib.rcupool_default()
-_log.drain()
+_log.drain_import()
+# threadpoolctl (when installed) lists rcupool and limits it.
+_threadpoolctl.register()

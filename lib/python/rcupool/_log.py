@@ -19,7 +19,7 @@ library's level follows the logger's effective level, read again at every
 all. A record the library finds no room for is counted
 (``Stats.log_dropped``) and announced by a warning at the next drain.
 
-Why no hook (what PYLOG-1..3 were). The package used to install a ctypes
+Why no hook (what PYLOG 1..3 were). The package used to install a ctypes
 callback as the library's log hook. A hook that runs Python on the
 library's threads needs the GIL there, and that made three hazards,
 each handled by a handler of its own: interpreter exit (an ``atexit``
@@ -55,6 +55,15 @@ their children run no Python (``subprocess`` execs at once). A logging
 handler of the ``"rcupool"`` logger must therefore not wait for a thread
 that is calling the package.
 
+The import's own records are not lost to a logger configured later. The
+process-wide manager is created at ``import rcupool``, usually before the
+application calls ``logging.basicConfig()``; its info records (the
+default size and why, the operator's environment) would then find the
+logger at WARNING and be dropped. So :func:`setup` lets the library queue
+records from INFO up until the import's :func:`drain_import`, which keeps
+the ones the logger does not take yet (at most ``_EARLY_MAX``); every later
+drain first emits those its logger now takes, each once.
+
 An interrupt during a drain ends it: a record taken but not yet emitted
 then is lost, the rest stay queued for the next drain. Another library
 copy or an extension that calls ``rcupool_set_log()`` ends pull mode for
@@ -84,6 +93,11 @@ _LEVELS = {
 _DRAIN_MAX = 512
 
 _c_level = -1  # the level last given to rcupool_set_log_level
+
+#: The import's records that the logger did not take yet, (level, message),
+#: oldest first; emitted by the first drain whose logger takes them.
+_early: list[tuple[int, str]] = []
+_EARLY_MAX = 32
 
 #: Held while a drain emits; os.fork() takes it first (see above). The
 #: handlers are the lock's own C methods: no Python frame, so no interrupt
@@ -123,22 +137,53 @@ def drain() -> None:
     on the calling thread. Any thread; never blocks for long (unless a
     logging handler does)."""
     sync_level()
+    _drain(keep_early=False)
+
+
+def _emit_early() -> None:
+    """Emits the import's kept records that the logger takes now."""
+    global _early
+    if not _early or not any(logger.isEnabledFor(lv) for lv, _ in _early):
+        return
+    ready = [(lv, msg) for lv, msg in _early if logger.isEnabledFor(lv)]
+    _early = [(lv, msg) for lv, msg in _early if not logger.isEnabledFor(lv)]
+    for level, message in ready:
+        logger.log(level, "%s", message)
+
+
+def _drain(keep_early: bool) -> None:
     record = _native.LogRecordStruct()
     out = ctypes.byref(record)
     take = _native.lib.rcupool_log_take
     with _emitting:  # C __enter__/__exit__: interrupt-safe
+        _emit_early()
         for _ in range(_DRAIN_MAX):
             if take(out) != 1:
                 return
             level = _LEVELS.get(record.level, logging.ERROR)
+            message = record.message.decode("utf-8", "replace")
             if logger.isEnabledFor(level):
-                logger.log(level, "%s",
-                           record.message.decode("utf-8", "replace"))
+                logger.log(level, "%s", message)
+            elif keep_early and len(_early) < _EARLY_MAX:
+                _early.append((level, message))
+
+
+def drain_import() -> None:
+    """The import's drain: as :func:`drain`, but the records the logger
+    does not take yet are kept for a later drain (see above). Then the
+    library's level follows the logger again."""
+    try:
+        _drain(keep_early=True)
+    finally:
+        sync_level()
 
 
 def setup() -> None:
     """Puts the library's log in pull mode (at import; again on reload)."""
     global _c_level
-    _c_level = -1
-    sync_level()
+    # Until drain_import(): records from INFO up (or the logger's level, if
+    # lower), for a logger configured after the import.
+    want = min(_c_level_for(logger.getEffectiveLevel()), 1)
+    _native.lib.rcupool_set_log_level(want)
+    _c_level = want
     _native.lib.rcupool_log_hold()

@@ -47,6 +47,7 @@ class StatsStruct(ctypes.Structure):
         ("log_dropped", ctypes.c_uint64),
         ("pools_idle", ctypes.c_size_t),
         ("threads_idle", ctypes.c_size_t),
+        ("start_failures", ctypes.c_uint64),
         ("follows", ctypes.c_uint64),
         ("bind_failures", ctypes.c_size_t),
     ]

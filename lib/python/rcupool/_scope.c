@@ -45,6 +45,15 @@
  *       caller, so __enter__ either opens a block and returns, or raises
  *       with nothing open; if it raises in __exit__, the block is already
  *       left.
+ *   SCOPE-5. Blocks left out of order are released, never leaked. The
+ *       library leaves scopes innermost first, and two asyncio tasks on one
+ *       event-loop thread that each hold a block across an `await` leave
+ *       them out of order. Such an __exit__ raises RuntimeError and marks
+ *       its entry `abandoned` (its owner has left it: pool_threads is 0 and
+ *       a second __exit__ finds it not open); every pop then also pops the
+ *       abandoned entries that became innermost, so the entry's scope is
+ *       left and its pool unpinned as soon as the blocks entered after it
+ *       are left. The innermost entry is never abandoned.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -56,6 +65,7 @@
 
 struct block {
   PyObject *owner; /* strong reference (SCOPE-3) */
+  bool abandoned;  /* left out of order; popped once innermost (SCOPE-5) */
   rcupool_pin_t pin;
 };
 
@@ -110,6 +120,7 @@ static void pop_block(void) {
   struct block *b = &stack.blocks[--stack.depth];
   PyObject *owner = b->owner;
   b->owner = NULL;
+  b->abandoned = false;
   Py_BEGIN_ALLOW_THREADS
   rcupool_scope_exit();
   rcupool_unpin(&b->pin);
@@ -204,22 +215,31 @@ static PyObject *scope_enter(PyObject *self, PyObject *unused) {
 static PyObject *scope_exit(PyObject *self, PyObject *args) {
   (void)args; /* exc_type, exc, tb: an exception of the block propagates */
   unsigned depth = stack.depth;
-  bool open_here = false;
-  for (unsigned i = 0; i < depth; i++)
-    if (stack.blocks[i].owner == self) open_here = true;
-  if (!open_here) {
+  unsigned mine = depth; /* this object's innermost open entry */
+  for (unsigned i = depth; i-- > 0;)
+    if (stack.blocks[i].owner == self && !stack.blocks[i].abandoned) {
+      mine = i;
+      break;
+    }
+  if (mine == depth) {
     PyErr_SetString(PyExc_RuntimeError,
                     "rcupool.threads block left on another thread than the "
                     "one that entered it");
     return NULL;
   }
-  if (stack.blocks[depth - 1].owner != self) {
+  if (mine != depth - 1) {
+    /* SCOPE-5: left for its owner; released once innermost. */
+    stack.blocks[mine].abandoned = true;
     PyErr_SetString(PyExc_RuntimeError,
                     "rcupool.threads blocks left out of order: a block "
-                    "entered later on this thread is still open");
+                    "entered later on this thread is still open (asyncio "
+                    "tasks sharing the thread?); this block's pool is "
+                    "released when that one is left");
     return NULL;
   }
   pop_block();
+  while (stack.depth > 0 && stack.blocks[stack.depth - 1].abandoned)
+    pop_block();
   if (run_drain() < 0) return NULL;
   Py_RETURN_NONE;
 }
@@ -227,9 +247,18 @@ static PyObject *scope_exit(PyObject *self, PyObject *args) {
 static PyObject *scope_pool_threads(PyObject *self, void *unused) {
   (void)unused;
   for (unsigned i = stack.depth; i-- > 0;)
-    if (stack.blocks[i].owner == self)
+    if (stack.blocks[i].owner == self && !stack.blocks[i].abandoned)
       return PyLong_FromSize_t(rcupool_pin_threads(&stack.blocks[i].pin));
   return PyLong_FromLong(0);
+}
+
+static PyObject *innermost_threads(PyObject *module, PyObject *unused) {
+  (void)module;
+  (void)unused;
+  if (stack.depth == 0) return PyLong_FromLong(0);
+  /* Never abandoned (SCOPE-5). */
+  return PyLong_FromSize_t(
+      rcupool_pin_threads(&stack.blocks[stack.depth - 1].pin));
 }
 
 static PyMethodDef scope_methods[] = {
@@ -283,6 +312,9 @@ static PyMethodDef module_methods[] = {
      "its exit (None: none)."},
     {"depth", depth, METH_NOARGS,
      "The number of blocks open on this thread (SCOPE-2)."},
+    {"innermost_threads", innermost_threads, METH_NOARGS,
+     "The thread count of this thread's innermost open block, 0 when none "
+     "is open."},
     {NULL, NULL, 0, NULL},
 };
 

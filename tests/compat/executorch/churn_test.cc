@@ -30,7 +30,7 @@ TEST(UnsafeResetThreadpool, ChurnOneToSixteenLoadRunUnloadLeavesOnePool) {
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(2));
   ASSERT_TRUE(tp->_unsafe_reset_threadpool(1));
   tp->_unsafe_destroy_threadpool();
-  const size_t baseline = WaitForOsThreadCount(OsThreadCount());
+  const size_t baseline = rcupool_test::SettledOsThreadCount();
   const rcupool_stats_t before = et_test::Stats();
 
   et_sample::Model model(16, 64, 128, 32, 3);

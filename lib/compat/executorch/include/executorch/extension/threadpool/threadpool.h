@@ -45,6 +45,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <atomic>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <type_traits>
@@ -158,7 +160,15 @@ class RCUPOOL_ET_API ThreadPool final {
    *
    * fn is anything callable with a size_t: a lambda, a function pointer, a
    * std::function<void(size_t)>, a function reference type. It is called
-   * concurrently from several threads and must not throw.
+   * concurrently from several threads.
+   *
+   * A call of fn that throws (as oneTBB's parallel_for does with its body):
+   * the calls not yet started are skipped, the calls already running
+   * return, and then run() rethrows the first exception caught on the
+   * calling thread; the others are dropped. No exception crosses rcupool's
+   * or pthreadpool's frames, so the pool and every guard stay sound (trim()
+   * works, nothing stays pinned). Built without exceptions (-fno-exceptions)
+   * nothing can throw and run() does no such work.
    *
    * Where it runs (rcupool_parallelize_1d() on the default manager):
    *   - under a NoThreadPoolGuard: inline, on the calling thread;
@@ -176,9 +186,9 @@ class RCUPOOL_ET_API ThreadPool final {
    * pthreadpool_t are queued by pthreadpool, which runs one parallel
    * operation per pool at a time.
    *
-   * Returns: nothing.
+   * Returns: nothing; throws what fn threw (above).
    * Threads: any.
-   * Blocks: until every fn(i) has returned.
+   * Blocks: until every fn(i) that started has returned.
    * Lifetime: fn is used, by reference, until it returns; nothing is kept.
    */
   template <typename Fn>
@@ -201,9 +211,31 @@ class RCUPOOL_ET_API ThreadPool final {
   explicit ThreadPool(rcupool_t *manager) : manager_(manager) {}
   ~ThreadPool() = default;
 
+  // One run() of a callable: the callable and, where C++ exceptions are on,
+  // the first exception a call threw (written by the call that set failed;
+  // read by run() after the dispatch, which every call happens before).
+  template <typename Callable>
+  struct Call {
+    Callable *fn;
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    std::atomic<bool> failed;
+    std::exception_ptr first;
+#endif
+  };
   template <typename Callable>
   static void call(void *ctx, size_t i) {
-    (*static_cast<Callable *>(ctx))(i);
+    Call<Callable> *c = static_cast<Call<Callable> *>(ctx);
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    if (c->failed.load(std::memory_order_relaxed)) return;  // skipped
+    try {
+      (*c->fn)(i);
+    } catch (...) {
+      if (!c->failed.exchange(true, std::memory_order_relaxed))
+        c->first = std::current_exception();
+    }
+#else
+    (*c->fn)(i);
+#endif
   }
   // run() of a function named directly: through a pointer to it.
   template <typename Function>
@@ -214,10 +246,15 @@ class RCUPOOL_ET_API ThreadPool final {
   // run() of anything else callable: called where it is, by reference.
   template <typename Callable>
   void run_callable(Callable &fn, size_t range, std::false_type) {
-    run_task(&ThreadPool::call<Callable>,
-             const_cast<void *>(
-                 static_cast<const volatile void *>(std::addressof(fn))),
-             range);
+    Call<Callable> c;
+    c.fn = std::addressof(fn);
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    c.failed.store(false, std::memory_order_relaxed);
+#endif
+    run_task(&ThreadPool::call<Callable>, &c, range);
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    if (c.first) std::rethrow_exception(c.first);
+#endif
   }
   void run_task(void (*task)(void *, size_t), void *ctx, size_t range);
 
@@ -226,8 +263,11 @@ class RCUPOOL_ET_API ThreadPool final {
 
 /*
  * The process's ThreadPool, created on first use (with rcupool_default()).
- * Returns: the ThreadPool; nullptr only when the default manager could not
- *   be created (logged by rcupool; a later call tries again).
+ * Where no thread can start (`ulimit -u`, a pids cgroup) its pool has 1
+ * thread and run() runs on the caller, with a warning (rcupool_default()).
+ * Returns: the ThreadPool; never nullptr, as ExecuTorch's original (whose
+ *   callers do not check). If rcupool_default() cannot be had at all (out
+ *   of memory) the process ends with a message.
  * Threads: any.
  * Blocks: the first call, while threads start.
  * Lifetime: the pointer stays valid until the process exits.
@@ -241,8 +281,9 @@ RCUPOOL_ET_API ThreadPool *get_threadpool();
  *     guard's pool, valid until that guard ends;
  *   - else the process-wide current pool, valid until the next reset of
  *     the default manager from any thread (_unsafe_reset_threadpool(),
- *     rcupool_reset()): such a reset may free it, about 0.1 ms later, under a
- *     caller that kept it. Use it only for one call, or where no reset can
+ *     rcupool_reset()): after such a reset it may be freed at any time
+ *     (it usually stays warm for a while, but trim(), a barrier or the
+ *     warm limit can free it first) under a caller that kept it. Use it only for one call, or where no reset can
  *     happen; to keep it (a backend at load), take get_pinned_pthreadpool().
  * Returns: that pool; nullptr also when the default manager could not be
  *   created.

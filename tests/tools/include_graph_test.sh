@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# include_graph_test.sh INCLUDE_GRAPH_PY LIB_FILE...
+#
+# tools/include_graph.py on the files of lib/: no circle, no include
+# fault, exit status 0. Then the same check on two copies of lib/ that it
+# must reject, so that it is seen to fail: one where lib/lock.c logs
+# (lock.c -> log.c -> lock.h -> lock.c, a circle), one where lib/warm.c
+# no longer includes lock.h (an include fault).
+set -uo pipefail
+
+[ $# -gt 1 ] || { echo "usage: include_graph_test.sh INCLUDE_GRAPH_PY LIB_FILE..." >&2; exit 2; }
+tool=$1
+shift
+base=${TEST_TMPDIR:-$(mktemp -d)}
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+out=$("$tool" "$@")
+rc=$?
+echo "$out"
+[ "$rc" -eq 0 ] || fail "lib/: exit status $rc, want 0"
+grep -q ", 0 circles, 0 include faults$" <<<"$out" || fail "lib/: the summary does not say 0 circles, 0 include faults"
+
+copy() {
+  rm -rf "$base/$1"
+  mkdir -p "$base/$1"
+  cp -L "${files[@]}" "$base/$1/"
+}
+files=("$@")
+
+# A circle: lock.c calls the log, which locks.
+copy circle
+sed -i 's|^#include "lock.h"$|#include "lock.h"\n#include "log_internal.h"|' "$base/circle/lock.c"
+sed -i 's|^  rcupl_die_at(file, line, "%s failed (error %d)", what, err);$|  rcupl_log(RCUPOOL_LOG_ERROR, "%s", what);\n&|' "$base/circle/lock.c"
+grep -q "rcupl_log(RCUPOOL_LOG_ERROR" "$base/circle/lock.c" || fail "the circle could not be made (lock.c changed?)"
+out=$("$tool" "$base"/circle/*.c "$base"/circle/*.h)
+rc=$?
+[ "$rc" -eq 1 ] || fail "circle: exit status $rc, want 1"
+grep -q "^circle: lock.c lock.h log.c$" <<<"$out" || fail "circle: not reported: $out"
+
+# An include fault: warm.c locks without including lock.h.
+copy fault
+sed -i '/^#include "lock.h"$/d' "$base/fault/warm.c"
+out=$("$tool" "$base"/fault/*.c "$base"/fault/*.h)
+rc=$?
+[ "$rc" -eq 1 ] || fail "include fault: exit status $rc, want 1"
+grep -q "^include: warm.c uses rcupl_mutex_lock without including lock.h$" <<<"$out" ||
+  fail "include fault: not reported: $out"
+
+[ "$failures" -eq 0 ] && echo "PASS" || echo "$failures failures"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,417 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""usage: include_graph.py [--list] [FILE...]
+
+The include graph of lib/: which file of lib/ uses which, through the
+private headers each file includes. Fails (exit 1) on a circle, or on an
+include that is not what the file uses.
+
+The graph. Its nodes are the files of lib/ (lib/*.c and lib/*.h; with no
+FILE argument, those of this checkout). An arrow F -> G means that F uses
+code or a definition that lives in G:
+
+  * G is a .c file and F names a function or variable that G defines with
+    external linkage (a private rcupl_* one, which F reaches through the
+    header that declares it, or a public rcupool_* one called from inside
+    lib/);
+  * G is a header and F names a macro, an inline function, a type or an
+    enumerator that G defines.
+
+A header's prototypes and extern declarations are its .c file's: naming
+rcupl_reclaim_drain() is an arrow to the .c file that defines it, not to
+reclaim.h. So a private header stands for its .c file, and a header that
+defines inline code or types is a node of its own. Public headers
+(include/rcupool/) are not nodes.
+
+The include rule, which makes the #include lines of lib/ this graph:
+every private header a file of lib/ includes declares or defines a name
+the file uses (no include for nothing), and every private name a file
+uses is declared or defined by a header it includes itself (no name
+reached through another header's include). With the rule, a file's
+includes are its arrows, grouped by header.
+
+A circle is a set of two or more files that reach each other by arrows (a
+strongly connected component). The check wants none: the files of lib/
+then have an order in which every arrow points to a file before its
+source. It prints the number of arrows and of back arrows: the arrows
+that close a circle in a depth-first walk (files and arrows in name
+order); there are none when there is no circle.
+
+  --list    print every arrow, "F -> G  (names)", before the summary
+  -h, --help  this text
+
+Exit status: 0 with no circle and no include fault, 1 otherwise, 2 on a
+bad argument.
+"""
+
+import os
+import re
+import sys
+
+IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+KEYWORDS = {
+    "static", "inline", "extern", "const", "volatile", "struct", "union",
+    "enum", "typedef", "unsigned", "signed", "void", "int", "char", "long",
+    "short", "bool", "size_t", "uint64_t", "uint32_t", "_Noreturn",
+    "_Alignas", "_Static_assert", "__thread", "__attribute__", "__asm__",
+    "return", "if", "else", "while", "for", "do", "sizeof",
+}
+
+
+def strip_comments_and_strings(text):
+    """The text without comments, string and character literals (each
+    replaced by a space or an empty literal), line breaks kept."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j) or " ")
+            i = j
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def split_preprocessor(text):
+    """(the text without preprocessor lines, the (name, body) of each
+    #define)."""
+    body, macros = [], []
+    lines = text.split("\n")
+    i = 0
+    cplusplus = False  # inside #ifdef __cplusplus (extern "C" braces)
+    while i < len(lines):
+        line = lines[i]
+        if re.match(r"\s*#\s*ifdef\s+__cplusplus\b", line):
+            cplusplus = True
+        elif cplusplus and re.match(r"\s*#\s*endif\b", line):
+            cplusplus = False
+        if cplusplus:
+            body.append("")
+        elif line.lstrip().startswith("#"):
+            full = line
+            while full.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                full = full[:-1] + " " + lines[i]
+            m = re.match(r"\s*#\s*define\s+(\w+)(.*)", full)
+            if m:
+                macros.append((m.group(1), m.group(2)))
+            body.append("")
+        else:
+            body.append(line)
+        i += 1
+    return "\n".join(body), macros
+
+
+def top_level_chunks(body):
+    """Each top-level declaration of a file: (its text before any brace
+    block, its first brace block or None, the text after that block up to
+    the ';' that ends the declaration)."""
+    chunks = []
+    head, block, tail = [], None, []
+    depth = 0
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if depth == 0:
+            if c == "{":
+                if block is None:
+                    start = i
+                depth = 1
+            elif c == ";":
+                chunks.append(("".join(head), block, "".join(tail)))
+                head, block, tail = [], None, []
+            elif c == "}":
+                pass
+            elif block is None:
+                head.append(c)
+            else:
+                tail.append(c)
+        else:
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    inner = body[start + 1:i]
+                    after = body[i + 1:].lstrip()
+                    if block is None:
+                        block = inner
+                    # A function definition ends at its brace.
+                    h = "".join(head)
+                    if (re.search(r"\)\s*(__attribute__\s*\(\(.*\)\)\s*)?$",
+                                  h.strip(), re.S)
+                            and not h.lstrip().startswith("typedef")
+                            and not after.startswith((";", ",", ")"))):
+                        chunks.append((h, block, ""))
+                        head, block, tail = [], None, []
+        i += 1
+    return chunks
+
+
+def function_name(head):
+    """The name a function definition or prototype declares, or None."""
+    # Drop attribute lists, then take the identifier before the first
+    # top-level "(" of the declarator.
+    h = re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", " ", head)
+    m = re.search(r"(\w+)\s*\(", h)
+    if not m or m.group(1) in KEYWORDS:
+        return None
+    return m.group(1)
+
+
+def definitions(path, text):
+    """(names this file defines for others, names it declares only, names
+    it uses). Uses are the names in its code: function bodies, macro
+    bodies, initialisers, types of definitions; a prototype or an extern
+    declaration uses nothing."""
+    body, macros = split_preprocessor(strip_comments_and_strings(text))
+    is_header = path.endswith(".h")
+    defined, declared, used = set(), set(), set()
+    for name, mbody in macros:
+        used.update(IDENT.findall(mbody))
+        if is_header and not re.match(r"RCUPOOL_LIB_\w+_H$", name):
+            defined.add(name)
+    for head, block, tail in top_level_chunks(body):
+        h = head.strip()
+        words = IDENT.findall(h)
+        if not words:
+            continue
+        if (block is None and not tail.strip()
+                and re.fullmatch(r"(struct|union|enum)\s+\w+", h)):
+            declared.add(words[-1])  # a forward declaration
+            continue
+        is_decl = ("extern" in words or (block is None and "(" in h
+                   and not re.search(r"__asm__\s*\(|=", h)
+                   and words[0] != "typedef"))
+        if not is_decl:
+            used.update(IDENT.findall(head + (block or "") + tail))
+        static = "static" in words
+        if words[0] == "_Static_assert":
+            continue
+        if words[0] == "typedef":
+            name = re.search(r"\(\s*\*\s*(\w+)\s*\)", h + tail)
+            names = IDENT.findall(tail) if block is not None else words
+            defined.add(name.group(1) if name else names[-1])
+            if block is not None:
+                m = re.search(r"\b(?:struct|union|enum)\s+(\w+)\s*$", h)
+                if m:
+                    defined.add(m.group(1))
+            continue
+        tag = re.match(r"(?:\w+\s+)*?(struct|union|enum)\s*(\w*)\s*$", h)
+        if tag and block is not None:
+            if is_header or not static:
+                if tag.group(2):
+                    defined.add(tag.group(2))
+                if tag.group(1) == "enum":
+                    defined.update(re.findall(r"(?:^|,)\s*(\w+)", block))
+            if tail.strip() and not static:
+                defined.update(n for n in IDENT.findall(tail) if n not in KEYWORDS)
+            continue
+        if block is not None and "(" in h:  # a function definition
+            name = function_name(h)
+            if name and (is_header or not static):
+                defined.add(name)
+            continue
+        if block is not None:  # a variable of a struct type with a body
+            continue
+        if "extern" in words:
+            for n in re.findall(r"(\w+)\s*(?:\[[^]]*\])?\s*(?:__asm__|__attribute__|$)", h):
+                if n not in KEYWORDS:
+                    declared.add(n)
+            continue
+        if "(" in h and not re.search(r"__asm__\s*\(", h) and not re.search(r"=", h):
+            name = function_name(h)  # a prototype
+            if name:
+                declared.add(name)
+            continue
+        if static and not is_header:
+            continue
+        # A variable definition: the name before "=", "[" or "__asm__".
+        decl = re.split(r"=|\[|__asm__|__attribute__", h, maxsplit=1)[0]
+        names = [n for n in IDENT.findall(decl) if n not in KEYWORDS]
+        if names:
+            defined.add(names[-1])
+    return defined, declared, used - defined
+
+
+def members(text):
+    """{struct tag: its member names} of the structs a file defines."""
+    body, _ = split_preprocessor(strip_comments_and_strings(text))
+    structs = {}
+    for head, block, _ in top_level_chunks(body):
+        tag = re.search(r"\bstruct\s+(\w+)\s*$", head.strip())
+        if block is not None and tag and "(" not in head:
+            names = structs.setdefault(tag.group(1), set())
+            inner = re.sub(r"\{[^{}]*\}", ";", block)
+            for decl in inner.split(";"):
+                decl = re.sub(r"\([^()]*\)", " ", decl)
+                ids = [n for n in IDENT.findall(decl) if n not in KEYWORDS]
+                if ids:
+                    names.add(ids[-1])
+    return structs
+
+
+def main(argv):
+    listing = False
+    files = []
+    for arg in argv:
+        if arg in ("-h", "--help"):
+            print(__doc__.strip())
+            return 0
+        if arg == "--list":
+            listing = True
+        elif arg.startswith("-"):
+            print(f"include_graph.py: unknown option {arg} "
+                  "(see tools/include_graph.py --help)", file=sys.stderr)
+            return 2
+        elif arg.endswith((".c", ".h")):
+            files.append(arg)
+        else:
+            print(f"include_graph.py: not a .c or .h file: {arg} "
+                  "(see tools/include_graph.py --help)", file=sys.stderr)
+            return 2
+    if not files:
+        lib = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib")
+        files = sorted(os.path.join(lib, f) for f in os.listdir(lib)
+                       if f.endswith((".c", ".h")))
+    by_name = {}
+    for f in files:
+        by_name[os.path.basename(f)] = f
+    text = {os.path.basename(f): open(f, encoding="utf-8").read() for f in files}
+    files_ = sorted(text)
+
+    definer = {}   # name -> files that define it
+    decl_in = {}   # name -> headers that declare or define it
+    member_of = {} # header -> struct member names
+    fields = {}    # struct tag -> member names
+    uses = {}
+    for f in files_:
+        defined, declared, uses[f] = definitions(f, text[f])
+        for n in defined:
+            definer.setdefault(n, set()).add(f)
+        structs = members(text[f])
+        fields.update(structs)
+        if f.endswith(".h"):
+            for n in defined | declared:
+                decl_in.setdefault(n, set()).add(f)
+            member_of[f] = set().union(*structs.values()) if structs else set()
+
+    nodes = files_
+    arrows = {v: {} for v in nodes}
+    faults = []
+    for f in files_:
+        used = uses[f]
+        body, _ = split_preprocessor(strip_comments_and_strings(text[f]))
+        accessed = set(re.findall(r"(?:->|\.)\s*(\w+)", body))
+        for n in sorted(used):
+            # A struct named only through pointers, none of whose members
+            # the file reaches, needs no definition.
+            if (re.search(r"\bstruct\s+%s\b" % n, body) and
+                    not fields.get(n, set()) & accessed and
+                    len(re.findall(r"\b%s\b" % n, body)) ==
+                    len(re.findall(r"\bstruct\s+%s\s*\*" % n, body)) +
+                    len(re.findall(r"\bstruct\s+%s\s*;" % n, body))):
+                continue
+            for g in definer.get(n, ()):
+                if g != f:
+                    arrows[f].setdefault(g, []).append(n)
+        # The include rule.
+        words = set(IDENT.findall(body))
+        includes = re.findall(r'^\s*#\s*include\s+"([^"]+)"', text[f], re.M)
+        private = [i for i in includes if i in text]
+        for h in private:
+            names = {n for n, hs in decl_in.items() if h in hs}
+            uses_member = bool(member_of.get(h, set()) & accessed)
+            if not (names & words) and not uses_member:
+                faults.append(f"{f} includes {h} but uses nothing it declares")
+        for n in sorted(used):
+            hs = decl_in.get(n)
+            if not hs or f in hs or not n.startswith(("rcupl_", "RCUPL_")):
+                continue
+            if not set(private) & hs:
+                faults.append(f"{f} uses {n} without including "
+                              f"{' or '.join(sorted(hs))}")
+
+    # Circles: strongly connected components (Tarjan), in name order.
+    index, low, stack, on, sccs = {}, {}, [], set(), []
+    counter = [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(arrows[v]):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in nodes:
+        if v not in index:
+            strong(v)
+
+    # Back arrows of a depth-first walk in name order.
+    state, back = {}, []
+
+    def walk(v):
+        state[v] = 1
+        for w in sorted(arrows[v]):
+            if state.get(w) == 1:
+                back.append((v, w))
+            elif w not in state:
+                walk(w)
+        state[v] = 2
+
+    for v in nodes:
+        if v not in state:
+            walk(v)
+
+    total = sum(len(a) for a in arrows.values())
+    if listing:
+        for f in nodes:
+            for g in sorted(arrows[f]):
+                print(f"{f} -> {g}  ({', '.join(arrows[f][g])})")
+    for comp in sccs:
+        print(f"circle: {' '.join(comp)}")
+        for f in comp:
+            for g in sorted(arrows[f]):
+                if g in comp:
+                    print(f"  {f} -> {g}  ({', '.join(arrows[f][g])})")
+    for v, w in back:
+        print(f"back arrow: {v} -> {w}")
+    for fault in faults:
+        print(f"include: {fault}")
+    print(f"include_graph.py: {len(nodes)} files, {total} arrows, "
+          f"{len(back)} back arrows, {len(sccs)} circles, "
+          f"{len(faults)} include faults")
+    return 1 if sccs or faults else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
