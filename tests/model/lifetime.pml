@@ -154,6 +154,32 @@
  *                           stamps a pool it sees in use, so a pool
  *                           unpinned after a pass saw it pinned is let go
  *                           by the next pass, a whole linger too early.
+ *
+ * LIMIT models warm_max (lib/warm.c, WARM-5) with WARM_MAX (default 1) and
+ * a third size C: the resets go to B, C, A, so two pools can be held off
+ * current (managed, not current: warm, pinned or retiring) at once. The
+ * limit (rcupl_warm_limit_locked) runs in the step of m->lock where the C
+ * code calls it: a reset's publish and retire (lib/reset.c), a sized pin's
+ * pool start (lib/pin.c, with SIZED) and the end of every pass; while more
+ * than WARM_MAX pools are held off current it lets a warm one go (the
+ * lowest slot: which one is not what WARM-5 promises; C takes the longest
+ * unused). The pass's "beyond the limit" choice gives way to it. A ghost
+ * `limit_over` is the limit's result: more than WARM_MAX pools were still
+ * held off current at its end (so none of them was warm: pins and retires
+ * alone held them). It gives
+ *   MODEL-9 whenever no limit is in progress and the manager is not
+ *      destroyed, at most WARM_MAX pools are warm, unless the last limit
+ *      ended with pins and retires alone holding more than WARM_MAX pools
+ *      off current (process one_per_size). Between limits pools only turn
+ *      warm by themselves (an unpin, a grace period) or leave: so the limit
+ *      holds at once wherever a pool may join, not a pass later.
+ * Its switch, which must fail:
+ *   BROKEN_LIMIT_AT_PASS_ONLY  the limit runs only in the pass (lib/warm.c
+ *                           before issue 32): a reset retires a second
+ *                           pool while one is warm, and its grace period
+ *                           leaves two warm before any pass.
+ *   VACUITY_NO_JOIN_RELEASE asserts that no limit run where a pool joins
+ *                           (a reset, a sized pin's start) lets one go.
  */
 
 #ifdef SIZED
@@ -177,6 +203,7 @@
 #define NONE  255
 #define SIZE_A 1
 #define SIZE_B 2
+#define SIZE_C 3   /* LIMIT: the second reset's size */
 
 /* pool memory */
 #define UNUSED 0
@@ -235,6 +262,13 @@ byte used_at[NP];  /* ghost: the true time of the last use */
 /* ---- the manager: struct rcupool --------------------------------------- */
 byte cur = 0;      /* m->current */
 bool mfreed;       /* free(m) done by destroy */
+#ifdef LIMIT
+#ifndef WARM_MAX
+#define WARM_MAX 1 /* m->warm_max */
+#endif
+bool limit_over;   /* ghost: the last limit ended with more than WARM_MAX
+                      pools held off current (none of them warm) */
+#endif
 
 /* ---- RCU -------------------------------------------------------------- */
 byte insec;        /* bit r: reader r is inside a read-side section */
@@ -311,11 +345,21 @@ bool writer;       /* m->writer: resets, and sized pins that start a pool */
 #define COUNT_ALIVE(n)                                                        \
   (ALIVE_OF(0, n) + ALIVE_OF(1, n) + ALIVE_OF(2, n) + ALIVE_OF(3, n)         \
    MORE_ALIVE(n))
+#ifdef LIMIT
+#define ONE_POOL_PER_SIZE (COUNT_ALIVE(SIZE_A) <= 1 && COUNT_ALIVE(SIZE_B) <= 1 \
+                           && COUNT_ALIVE(SIZE_C) <= 1)
+#else
 #define ONE_POOL_PER_SIZE (COUNT_ALIVE(SIZE_A) <= 1 && COUNT_ALIVE(SIZE_B) <= 1)
+#endif
 #define COUNT_LIVE(n)                                                         \
   (LIVE_OF(0, n) + LIVE_OF(1, n) + LIVE_OF(2, n) + LIVE_OF(3, n)             \
    MORE_LIVE(n))
+#ifdef LIMIT
+#define ONE_LIVE_PER_SIZE (COUNT_LIVE(SIZE_A) <= 1 && COUNT_LIVE(SIZE_B) <= 1 \
+                           && COUNT_LIVE(SIZE_C) <= 1)
+#else
 #define ONE_LIVE_PER_SIZE (COUNT_LIVE(SIZE_A) <= 1 && COUNT_LIVE(SIZE_B) <= 1)
+#endif
 #define ANY_DYING                                                             \
   (DYING(0) || DYING(1) || DYING(2) || DYING(3) MORE_DYING)
 
@@ -383,6 +427,92 @@ inline hand_over(chain, j) {
   mwait[0] = mwait[0] & ~(1 << r); mwait[1] = mwait[1] & ~(1 << r);          \
   mwait[2] = mwait[2] & ~(1 << r); mwait[3] = mwait[3] & ~(1 << r)           \
   MORE_LEAVE(r)
+
+/* ---- the warm pass: rcupl_warm_pass_locked, rcupool_trim (lib/warm.c) --------
+ * A pool is warm when it is managed, not current, and its refs are the
+ * manager's alone (refs 1, no retire pending: WARM-1). */
+#ifdef BROKEN_TRIM_PINNED
+#define WARM(j) (inlist[j] && managed[j] && j != cur && pending[j] == 0)
+#else
+#define WARM(j) (inlist[j] && managed[j] && j != cur && pending[j] == 0 && \
+                 refs[j] == 1)
+#endif
+#ifdef SIZED
+#define ANY_WARM (WARM(0) || WARM(1) || WARM(2) || WARM(3) || WARM(4) || \
+                  WARM(5))
+#else
+#define ANY_WARM (WARM(0) || WARM(1) || WARM(2) || WARM(3))
+#endif
+
+/* rcupl_warm_let_go_locked: the manager's reference goes by one
+ * compare-and-swap of refs from 1 to 0 (rcupl_warm_release_locked, WARM-2);
+ * the pool is then dying and owned by the pass, which hands it over. */
+inline let_go(j, chain, linger) {
+  USE(j);
+#ifdef TIME
+  /* MODEL-8: a linger's end is a whole linger after the last use */
+  assert(!linger || tick - used_at[j] >= WARM_TICKS);
+#endif
+  /* MODEL-7: never the current pool, a retiring one, or one a pin holds */
+  assert(j != cur && pending[j] == 0 && pins[j] == 0);
+#ifdef VACUITY_NO_TRIM
+  assert(false);
+#endif
+#ifdef BROKEN_TRIM_PINNED
+  refs[j] = 0;                       /* a store, refs not looked at */
+#else
+  assert(refs[j] == 1);              /* the compare-and-swap 1 -> 0 */
+  refs[j] = 0;
+#endif
+#ifndef BROKEN_RELEASE_KEEPS_MANAGED
+  managed[j] = false;
+#endif
+  chain = chain | (1 << j);
+  handover++
+}
+
+#ifdef LIMIT
+/* WARM-5: the pools the manager holds off current (managed, not current:
+ * warm, pinned, retiring). */
+#define HELD(j) (inlist[j] && managed[j] && j != cur)
+#define HELD_OF(j) (HELD(j) -> 1 : 0)
+#define WARM_OF(j) (WARM(j) -> 1 : 0)
+#ifdef SIZED
+#define COUNT_HELD (HELD_OF(0) + HELD_OF(1) + HELD_OF(2) + HELD_OF(3) + \
+                    HELD_OF(4) + HELD_OF(5))
+#define COUNT_WARM (WARM_OF(0) + WARM_OF(1) + WARM_OF(2) + WARM_OF(3) + \
+                    WARM_OF(4) + WARM_OF(5))
+#else
+#define COUNT_HELD (HELD_OF(0) + HELD_OF(1) + HELD_OF(2) + HELD_OF(3))
+#define COUNT_WARM (WARM_OF(0) + WARM_OF(1) + WARM_OF(2) + WARM_OF(3))
+#endif
+
+/* rcupl_warm_limit_locked, under m->lock: while more than WARM_MAX pools
+ * are held off current, a warm one goes (here the lowest slot; C takes the
+ * longest unused); it stops when none is warm. */
+inline warm_limit(chain, j, join) {
+  for (j : 0 .. NP - 1) {
+    if
+    :: COUNT_HELD > WARM_MAX && WARM(j) ->
+#ifdef VACUITY_NO_JOIN_RELEASE
+       assert(!join);
+#endif
+       let_go(j, chain, false)
+    :: else
+    fi
+  }
+  j = 0;
+  limit_over = (COUNT_HELD > WARM_MAX)
+}
+#endif
+
+/* The limit where a pool may join those held off current (a reset's
+ * retire, a sized pin's pool start): not there before issue 32. */
+#if defined(LIMIT) && !defined(BROKEN_LIMIT_AT_PASS_ONLY)
+#define JOIN_LIMIT ; warm_limit(chain, j, true)
+#else
+#define JOIN_LIMIT
+#endif
 
 /* ---- readers: rcupool_read_lock/current/pin/read_unlock ----------------
  * A section is two steps: enter and load m->current, then use the pool,
@@ -484,12 +614,19 @@ proctype resetter() {
   byte next;
   byte j;
   bool reused;
+#ifdef LIMIT
+  byte chain;
+#endif
   do
   :: k < NRES ->
      atomic { !writer -> writer = true }   /* m->writer */
      UNDER_LOCK {                    /* rcupl_find_reusable_locked */
        M_ALIVE;
+#ifdef LIMIT
+       n = (k == 0 -> SIZE_B : (k == 1 -> SIZE_C : SIZE_A));
+#else
        n = ((k % 2) == 0 -> SIZE_B : SIZE_A);
+#endif
        old = cur;                    /* only the writer changes m->current */
        USE(old);
        assert(psize[old] != n);      /* the sizes alternate: no early return */
@@ -528,6 +665,7 @@ proctype resetter() {
           cur = next;
           USE(old);
           refs[old]++; pending[old]++ /* old stays managed: + a retire ref */
+          JOIN_LIMIT
        :: else
        fi
      }
@@ -549,6 +687,7 @@ proctype resetter() {
           cur = next;                /* publish (release) */
           USE(old);
           refs[old]++; pending[old]++ /* old stays managed: + a retire ref */
+          JOIN_LIMIT
        :: else
        fi;
        next = 0; n = 0
@@ -558,6 +697,9 @@ proctype resetter() {
        k++; old = 0; reused = false;
        writer = false
      }
+#ifdef LIMIT
+     hand_over(chain, j)             /* rcupl_warm_free, after the locks */
+#endif
   :: else -> break
   od;
 #ifdef VACUITY_NO_REUSE
@@ -605,6 +747,9 @@ proctype sized_pinner() {
   byte j;
   byte next;
   bool found;
+#ifdef LIMIT
+  byte chain;
+#endif
   do
   :: s < NSZ ->
      d_step {                                     /* rcupool_read_lock */
@@ -699,10 +844,14 @@ proctype sized_pinner() {
                 inlist[next] = true;
                 pins[next]++; pinslot[NR * NS + s] = next;
                 next = 0
+                JOIN_LIMIT
               }
            fi;
 #ifndef BROKEN_SIZED_NO_WRITER
            writer = false
+#endif
+#ifdef LIMIT
+           ; hand_over(chain, j)           /* rcupl_warm_free */
 #endif
         fi
      fi;
@@ -795,52 +944,10 @@ end_idle:
   od
 }
 
-/* ---- the warm pass: rcupl_warm_pass_locked, rcupool_trim (lib/warm.c) --------
- * A pool is warm when it is managed, not current, and its refs are the
- * manager's alone (refs 1, no retire pending: WARM-1). */
-#ifdef BROKEN_TRIM_PINNED
-#define WARM(j) (inlist[j] && managed[j] && j != cur && pending[j] == 0)
-#else
-#define WARM(j) (inlist[j] && managed[j] && j != cur && pending[j] == 0 && \
-                 refs[j] == 1)
-#endif
-#ifdef SIZED
-#define ANY_WARM (WARM(0) || WARM(1) || WARM(2) || WARM(3) || WARM(4) || \
-                  WARM(5))
-#else
-#define ANY_WARM (WARM(0) || WARM(1) || WARM(2) || WARM(3))
-#endif
-
-/* rcupl_warm_let_go_locked: the manager's reference goes by one
- * compare-and-swap of refs from 1 to 0 (rcupl_warm_release_locked, WARM-2);
- * the pool is then dying and owned by the pass, which hands it over. */
-inline let_go(j, chain, linger) {
-  USE(j);
-#ifdef TIME
-  /* MODEL-8: a linger's end is a whole linger after the last use */
-  assert(!linger || tick - used_at[j] >= WARM_TICKS);
-#endif
-  /* MODEL-7: never the current pool, a retiring one, or one a pin holds */
-  assert(j != cur && pending[j] == 0 && pins[j] == 0);
-#ifdef VACUITY_NO_TRIM
-  assert(false);
-#endif
-#ifdef BROKEN_TRIM_PINNED
-  refs[j] = 0;                       /* a store, refs not looked at */
-#else
-  assert(refs[j] == 1);              /* the compare-and-swap 1 -> 0 */
-  refs[j] = 0;
-#endif
-#ifndef BROKEN_RELEASE_KEEPS_MANAGED
-  managed[j] = false;
-#endif
-  chain = chain | (1 << j);
-  handover++
-}
-
 /* One pass over m's pools under m->lock. all: rcupool_trim's pass, every
  * warm pool goes; else each warm pool goes or stays (its linger is over or
- * not, it is beyond warm_max or not: time is not modelled). */
+ * not, it is beyond warm_max or not: time is not modelled). LIMIT: the
+ * pass ends with the limit instead of choosing who is beyond warm_max. */
 inline warm_pass(all, chain, j) {
   for (j : 0 .. NP - 1) {
     if
@@ -848,7 +955,9 @@ inline warm_pass(all, chain, j) {
        if
        :: all -> let_go(j, chain, false)            /* trim */
        :: !all && LINGER_OVER(j) -> let_go(j, chain, true) /* linger over */
+#ifndef LIMIT
        :: !all -> let_go(j, chain, false)           /* beyond the limit */
+#endif
        :: !all -> skip
        fi
 #ifdef BROKEN_STAMP_AT_PASS
@@ -859,6 +968,9 @@ inline warm_pass(all, chain, j) {
     fi
   }
   j = 0
+#ifdef LIMIT
+  ; warm_limit(chain, j, false)      /* every pass ends with the limit */
+#endif
 }
 
 /* The passes of the reclaim thread (after each batch, and when due), of
@@ -1060,6 +1172,11 @@ end_watch:
   :: atomic { (QUIET && !ONE_POOL_PER_SIZE) -> assert(ONE_POOL_PER_SIZE) }
   :: atomic { (QUIET && ANY_DYING) -> assert(!ANY_DYING) }
   :: atomic { !ONE_LIVE_PER_SIZE -> assert(ONE_LIVE_PER_SIZE) }
+#ifdef LIMIT
+  /* MODEL-9: every limit is inside one step, so this sees none in progress */
+  :: atomic { (cur != NONE && !(COUNT_WARM <= WARM_MAX || limit_over)) ->
+              assert(COUNT_WARM <= WARM_MAX || limit_over) }
+#endif
   fi
 }
 
