@@ -158,7 +158,8 @@ if (cd "$build/tests" && timeout 60 qemu-aarch64 ./fork_thread) > "$tmp/fork_thr
   echo "aarch64: note: qemu-aarch64 now starts threads in a fork child:"
   echo "  run every case here (FORK_CHILD_STARTS_THREADS, tests/fork:fork_test)"
 fi
-for t in manager read pin pin_sized reset reclaim log version cpus_fallback; do
+for t in manager read pin pin_sized reset reclaim log version cpus_fallback \
+    placement follow finalize warm_lifetime; do
   check "tests:${t}_test" run_test 300 "${t}_test"
 done
 check "tests:warm_test${fork_filter:+ (but the fork case listed below)}" \
