@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private: lib/clock.c's API inside the library.
+ * Private: the library's clocks, in ns. CLOCK_MONOTONIC for warm pools'
+ * last use and ages and the reclaim thread's due passes (a wall-clock
+ * step never ages a pool); its coarse twin for a check on a hot path.
+ * Both are reads of the vDSO: any thread, never blocks, no system call.
  */
 #ifndef RCUPOOL_LIB_CLOCK_H
 #define RCUPOOL_LIB_CLOCK_H
@@ -8,16 +11,22 @@
 #include <stdint.h>
 #include <time.h>
 
-/* CLOCK_MONOTONIC now, in ns. Any thread; never blocks. */
-uint64_t rcupl_now_ns(void);
-
-/* CLOCK_MONOTONIC_COARSE now, in ns: the same clock at the resolution of
- * a scheduler tick, read without a system call (the vDSO), for a check on
- * a hot path that only needs to know whether a period has passed. */
-static inline uint64_t rcupl_coarse_now_ns(void) {
+static inline uint64_t rcupl_clock_ns(clockid_t clock) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  clock_gettime(clock, &ts);
   return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC now. */
+static inline uint64_t rcupl_now_ns(void) {
+  return rcupl_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* CLOCK_MONOTONIC_COARSE now: the same clock at the resolution of a
+ * scheduler tick, for a check that only needs to know whether a period
+ * has passed. */
+static inline uint64_t rcupl_coarse_now_ns(void) {
+  return rcupl_clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
 #endif /* RCUPOOL_LIB_CLOCK_H */

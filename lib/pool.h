@@ -44,8 +44,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
+#include "clock.h"
 #include "die.h"
 #include "placement.h"
 #include "rcupool/rcupool.h"
@@ -107,12 +107,7 @@ struct rcupl_pool {
  * that may be the last use is dropped: an unpin's (PIN-2: on the pool's own
  * line, never the manager), a dispatch's, a retire callback's. */
 static inline void rcupl_pool_stamp_use(struct rcupl_pool *p) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  __atomic_store_n(
-      &p->last_use,
-      (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec,
-      __ATOMIC_RELAXED);
+  __atomic_store_n(&p->last_use, rcupl_now_ns(), __ATOMIC_RELAXED);
 }
 
 /* Creates a pool of `threads` threads placed by `pl` (normalised; its
