@@ -15,13 +15,13 @@
 // The manager's idle policy is RCUPOOL_IDLE_SPIN, so both calls pass
 // pthreadpool the same flags (0): this compares rcupool's dispatch with
 // pthreadpool's, not the policies (idle_bench does).
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 #include <rcupool/rcupool.h>
 
+#include "benchmarks/spin.h"
 #include "benchmarks/thread_sweep.h"
 
 namespace {
@@ -31,28 +31,8 @@ constexpr size_t kSpinRange = 32;
 
 uint64_t spin_steps = 1000;  // set by Calibrate()
 
-uint64_t Spin(uint64_t seed, uint64_t steps) {
-  uint64_t x = seed | 1;
-  for (uint64_t s = 0; s < steps; s++) x = x * 6364136223846793005u + 1442695040888963407u;
-  return x;
-}
-
 // Chooses spin_steps so that one task takes about 10 us on this machine.
-void Calibrate() {
-  uint64_t steps = 1 << 12;
-  for (;;) {
-    auto t0 = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(Spin(1, steps));
-    auto ns = std::chrono::duration<double, std::nano>(
-                  std::chrono::steady_clock::now() - t0)
-                  .count();
-    if (ns > 1e6 || steps > (uint64_t{1} << 40)) {
-      spin_steps = static_cast<uint64_t>(steps * 10e3 / ns);
-      return;
-    }
-    steps *= 2;
-  }
-}
+void Calibrate() { spin_steps = rcupool_bench::CalibrateSpinSteps(10e3, 1e6); }
 
 struct Work {
   std::vector<uint64_t> out;
@@ -61,12 +41,12 @@ struct Work {
 
 void Task(void *ctx, size_t i) {
   auto *w = static_cast<Work *>(ctx);
-  w->out[i] = w->spin ? Spin(i, spin_steps) : i * 3 + 1;
+  w->out[i] = w->spin ? rcupool_bench::Spin(i, spin_steps) : i * 3 + 1;
 }
 
 bool OutputsRight(const Work &w) {
   for (size_t i = 0; i < w.out.size(); i++)
-    if (w.out[i] != (w.spin ? Spin(i, spin_steps) : i * 3 + 1)) return false;
+    if (w.out[i] != (w.spin ? rcupool_bench::Spin(i, spin_steps) : i * 3 + 1)) return false;
   return true;
 }
 

@@ -42,32 +42,15 @@
 #include <rcupool/rcupool.h>
 
 #include "rcupool_private/testing.h"
+#include "benchmarks/spin.h"
 
 namespace {
 
 uint64_t spin_steps = 1000;  // ~200 us, set by Calibrate()
 
-uint64_t Spin(uint64_t seed, uint64_t steps) {
-  uint64_t x = seed | 1;
-  for (uint64_t s = 0; s < steps; s++)
-    x = x * 6364136223846793005u + 1442695040888963407u;
-  return x;
-}
-
+// About 200 us a task.
 void Calibrate() {
-  uint64_t steps = 1 << 12;
-  for (;;) {
-    auto t0 = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(Spin(1, steps));
-    double ns = std::chrono::duration<double, std::nano>(
-                    std::chrono::steady_clock::now() - t0)
-                    .count();
-    if (ns > 2e6 || steps > (uint64_t{1} << 40)) {
-      spin_steps = static_cast<uint64_t>(steps * 200e3 / ns);
-      return;
-    }
-    steps *= 2;
-  }
+  spin_steps = rcupool_bench::CalibrateSpinSteps(200e3, 2e6);
 }
 
 bool HaveCpus01() {
@@ -109,7 +92,7 @@ struct Work {
 
 void Task(void *ctx, size_t i) {
   Work *w = static_cast<Work *>(ctx);
-  w->out[i] = w->spin ? Spin(i + 1, spin_steps) : i + 1;
+  w->out[i] = w->spin ? rcupool_bench::Spin(i + 1, spin_steps) : i + 1;
 }
 
 double NowNs() {

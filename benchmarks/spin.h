@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// A task of a chosen length for the benchmarks that need work in their
+// tasks (dispatch_bench, placement_bench): Spin() runs `steps` steps of a
+// linear congruential generator (no memory traffic, nothing to elide), and
+// CalibrateSpinSteps() finds how many steps take `target_ns` here, from a
+// run of at least `measure_ns`.
+#ifndef RCUPOOL_BENCHMARKS_SPIN_H
+#define RCUPOOL_BENCHMARKS_SPIN_H
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdint>
+
+namespace rcupool_bench {
+
+inline uint64_t Spin(uint64_t seed, uint64_t steps) {
+  uint64_t x = seed | 1;
+  for (uint64_t s = 0; s < steps; s++)
+    x = x * 6364136223846793005u + 1442695040888963407u;
+  return x;
+}
+
+inline uint64_t CalibrateSpinSteps(double target_ns, double measure_ns) {
+  uint64_t steps = 1 << 12;
+  for (;;) {
+    auto t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(Spin(1, steps));
+    double ns = std::chrono::duration<double, std::nano>(
+                    std::chrono::steady_clock::now() - t0)
+                    .count();
+    if (ns > measure_ns || steps > (uint64_t{1} << 40))
+      return static_cast<uint64_t>(steps * target_ns / ns);
+    steps *= 2;
+  }
+}
+
+}  // namespace rcupool_bench
+
+#endif  // RCUPOOL_BENCHMARKS_SPIN_H
