@@ -69,7 +69,7 @@ parent=$(dirname "$sysroot")
 mkdir -p "$parent"
 tmp=$(mktemp -d "$parent/.sysroot-aarch64.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/debs" "$tmp/root"
+mkdir "$tmp/debs" "$tmp/new"
 chmod 755 "$tmp" "$tmp/debs"
 list=""
 for p in $PACKAGES; do list="$list $p:arm64"; done
@@ -84,11 +84,11 @@ if ! (cd "$tmp/debs" && apt-get download -q $list) > "$tmp/log" 2>&1; then
     { cat "$tmp/log" >&2; echo "sysroot: apt-get download failed" >&2; exit 1; }
 fi
 for deb in "$tmp"/debs/*.deb; do
-  dpkg -x "$deb" "$tmp/root"
+  dpkg -x "$deb" "$tmp/new"
 done
-ls "$tmp/debs" > "$tmp/root/.rcupool-debs"
-echo "$want" > "$tmp/root/.rcupool-packages"
+ls "$tmp/debs" > "$tmp/new/.rcupool-debs"
+echo "$want" > "$tmp/new/.rcupool-packages"
 rm -rf "$sysroot"
-mv "$tmp/root" "$sysroot"
+mv "$tmp/new" "$sysroot"
 echo "sysroot: done ($(du -sh "$sysroot" | cut -f1))"
 [ -z "$print" ] || echo "$sysroot"
