@@ -22,6 +22,7 @@ namespace {
 constexpr int kTimeoutS = 60;
 
 using rcupool_test::OsThreadCount;
+using rcupool_test::SettledOsThreadCount;
 using rcupool_test::WaitForOsThreadCount;
 
 // The process's threads before rcupool starts any, once a thread has come
@@ -29,7 +30,7 @@ using rcupool_test::WaitForOsThreadCount;
 // one).
 size_t BaselineThreadCount() {
   std::thread([] {}).join();
-  return WaitForOsThreadCount(OsThreadCount());
+  return SettledOsThreadCount();
 }
 
 rcupool_stats_t Stats(rcupool_t *m) {
