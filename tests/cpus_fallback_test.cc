@@ -59,7 +59,8 @@ TEST(RcupoolCpusFallback, CpuinfoInitFailureCountsTheAffinityMaskAndSaysSo) {
   EXPECT_EQ(rcupool_threads(m), want);
   EXPECT_EQ(
       log.Count(RCUPOOL_LOG_INFO, "no cpuinfo; counted the affinity mask's " +
-                                      std::to_string(in_mask) + " CPUs"),
+                                      std::to_string(in_mask) +
+                                      (in_mask == 1 ? " CPU" : " CPUs")),
       1u);
   // The pool of that size works.
   EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 1000));

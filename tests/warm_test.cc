@@ -203,12 +203,20 @@ TEST(RcupoolTrim, NeverFreesPoolHeldByPinWhichStaysUsable) {
 
 TEST(RcupoolTrim, RacingGuardsOfThatWidthNeverFreesAPinnedPool) {
   Manager m(1, 0, 0);
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false}, pause{false};
   std::atomic<long> wrong{0}, guards{0};
+  std::atomic<int> paused{0};
   std::vector<std::thread> pinners;
   for (int t = 0; t < 2; t++)
     pinners.emplace_back([&] {
       while (!stop.load(std::memory_order_relaxed)) {
+        if (pause.load()) {
+          // A quiet moment the trimmer asked for: no pin is held.
+          paused++;
+          while (pause.load() && !stop.load()) std::this_thread::yield();
+          paused--;
+          continue;
+        }
         rcupool_pin_t pin{};
         if (rcupool_pin_sized(m, 2, &pin) != 0) {
           wrong++;
@@ -229,7 +237,18 @@ TEST(RcupoolTrim, RacingGuardsOfThatWidthNeverFreesAPinnedPool) {
       std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while ((trims < 30 || guards.load() < 300 || trimmed < 5) &&
          std::chrono::steady_clock::now() < until) {
+    // Every 16th trim waits for both guards to be between pins, so that
+    // trims free the warm pool between guards even where the guards run
+    // back to back (one loaded CPU), as well as race them the rest of
+    // the time.
+    bool quiet = trims % 16 == 15;
+    if (quiet) {
+      pause = true;
+      while (paused.load() < 2 && std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+    }
     int n = rcupool_trim(m);
+    if (quiet) pause = false;
     ASSERT_GE(n, 0);
     trimmed += n;
     trims++;

@@ -47,6 +47,14 @@ def sample_xnnpack(sample_dir):
     return samples.load("rcupool_sample_xnnpack", sample_dir)
 
 
+def set_count_alone(n: int) -> None:
+    """Sets the process-wide count to n and frees every other pool (the
+    pool of the count before, warm now, among them), so that a test counts
+    pools from one, whatever this machine's default count is."""
+    rcupool.set_num_threads(n)
+    rcupool.trim()
+
+
 @pytest.fixture(autouse=True)
 def restore_thread_count():
     """Every test starts and ends with the same pool size and no pool left

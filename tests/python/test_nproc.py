@@ -56,7 +56,9 @@ def test_import_as_nobody_under_ulimit_u_1_imports_warns_and_runs_on_caller():
             os.chmod(d, 0o755)
             for f in files:
                 os.chmod(os.path.join(d, f), 0o755)
-        env = dict(os.environ, PYTHONPATH=top)
+        # The first pool must want a worker whatever this machine's
+        # default count is: 2 threads, which cannot start.
+        env = dict(os.environ, PYTHONPATH=top, RCUPOOL_NUM_THREADS="2")
         r = subprocess.run([sys.executable, "-c", CHILD], cwd=top, env=env,
                            user=nobody.pw_uid, group=nobody.pw_gid,
                            extra_groups=[], capture_output=True, text=True,

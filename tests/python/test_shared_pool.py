@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 import rcupool
+from conftest import set_count_alone
 from samples import run_cmd
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -51,7 +52,7 @@ def test_sample_parallel_run_releases_gil_so_python_threads_run(sample_parallel)
 
 
 def test_method_pinned_before_reset_keeps_its_pool_and_size(sample_parallel):
-    rcupool.set_num_threads(2)
+    set_count_alone(2)
     sample_parallel.load(0)
     try:
         rcupool.set_num_threads(4)

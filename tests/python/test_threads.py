@@ -11,11 +11,11 @@ import pytest
 
 import rcupool
 import storm
-from conftest import run_python
+from conftest import run_python, set_count_alone
 
 
 def test_threads_block_runs_extension_on_its_width_and_leaves_count(sample_parallel):
-    rcupool.set_num_threads(2)
+    set_count_alone(2)
     gen = rcupool.stats().generation
     with rcupool.threads(3) as t:
         assert t.pool_threads == 3
@@ -291,7 +291,7 @@ def test_threads_placement_binds_workers_and_is_its_own_pool(sample_parallel):
     import os
     if os.sched_getaffinity(0) != {0, 1}:
         pytest.skip("needs an affinity mask of CPUs 0 and 1")
-    rcupool.set_num_threads(2)
+    set_count_alone(2)
     before = _worker_tids()
     with rcupool.threads(2, placement="1") as t:
         assert t.pool_threads == 2

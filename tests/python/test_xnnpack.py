@@ -44,8 +44,11 @@ import rcupool, rcupool_sample_xnnpack as ext
 def os_threads():
     return len(os.listdir("/proc/self/task"))
 
+# A reset to 2 and then to 1 retires a pool whatever this machine's
+# default count is (a default of 1 would make set_num_threads(1) a no-op).
+rcupool.set_num_threads(2)
 rcupool.set_num_threads(1)
-rcupool.trim()  # the first pool, warm since the reset
+rcupool.trim()  # the pools before, warm since the resets
 # This process's threads besides pools: the main thread and, since the
 # first pool was retired, the library's reclaim thread (its constant);
 # ThreadSanitizer adds one of its own.

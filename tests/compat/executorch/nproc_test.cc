@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -97,6 +98,9 @@ TEST_F(NoThreadCanStart, GetThreadpoolIsNotNullAndRunsWorkOnCaller) {
     int err = DropToNobodyWithoutThreads(uid, gid);
     if (err != 0) return err;
     rcupool_set_log(Hook, nullptr);
+    // The first pool must want a worker whatever this machine's default
+    // count is (1 on a machine of one core): 2 threads, which cannot start.
+    setenv("RCUPOOL_NUM_THREADS", "2", 1);
     et::ThreadPool *tp = et::get_threadpool();
     CHILD_CHECK(tp != nullptr, 1);
     CHILD_CHECK(tp->get_thread_count() == 1, 2);
