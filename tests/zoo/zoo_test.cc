@@ -230,6 +230,13 @@ TEST_P(RcupoolZoo, DetectionGivesTheExpectedClassesCoresAndDefault) {
   EXPECT_EQ(FormatList(perf), FormatList(want_perf)) << m.name << "\n" << text;
   EXPECT_EQ(FormatList(eff), FormatList(want_eff)) << m.name << "\n" << text;
 
+  // rcupool_info's classes line says the same (issue 37: it and the
+  // reason line disagreed).
+  EXPECT_NE(text.find("cpu classes: performance " + FormatList(want_perf) +
+                      "; efficiency " + FormatList(want_eff) + " ("),
+            std::string::npos)
+      << m.name << "\n" << text;
+
   // Cores and the default count, as rcupool_describe() reports them.
   EXPECT_EQ(NumberAfter(text, "\ncores: "), atof(m.expect["cores"].c_str()))
       << m.name << "\n" << text;
