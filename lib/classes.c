@@ -1,25 +1,41 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Core classes: which CPUs are performance CPUs and which efficiency CPUs,
- * and the CPU sets (affinity mask, CPUs online) the library compares them
- * with.
+ * Core classes: which CPUs are performance CPUs and which efficiency CPUs.
+ * Every file is read under the machine root (lib/machine.c).
  *
- * Detection, per CPU present (cpuN under /sys/devices/system/cpu): the
- * first of these sources that gives a value for every present CPU is used,
- *   1. cpu_capacity             (arm64: the scheduler's capacity, 1024 max)
- *   2. acpi_cppc/highest_perf   (hybrid x86: P cores above E cores)
- *   3. cpufreq/cpuinfo_max_freq (any machine with cpufreq)
- *   4. cpuinfo's core frequency (where cpuinfo knows it)
- * A CPU whose value is above the middle of [smallest, largest] is a
- * performance CPU, the others efficiency CPUs (so the favoured cores of a
- * hybrid x86, a few percent above their siblings, stay with them, and the
- * middle cores of a three-cluster phone count as performance, as they are
- * far above its little cores). Where every value is equal, or no source
- * gives one, every CPU is a performance CPU: one class.
+ * The rule (docs/placement.md states it with the machines it was checked
+ * on). Over the CPUs present (/sys/devices/system/cpu/present), the first
+ * of these sources that tells two kinds of CPU apart decides:
+ *   1. Intel hybrid: /sys/devices/cpu_atom/cpus and /sys/devices/cpu_core/cpus
+ *      both list CPUs: the cpu_atom CPUs (E-cores) are efficiency, every
+ *      other CPU performance.
+ *   2. arm64 MIDR (cpuN/regs/identification/midr_el1, on every CPU online):
+ *      the little cores are efficiency: implementer 0x41 (Arm) with part
+ *      0xd03 (Cortex-A53), 0xd05 (A55), 0xd46 (A510) or 0xd80 (A520), and
+ *      implementer 0x61 (Apple) with an efficiency part (0x022, 0x024,
+ *      0x028, 0x032, 0x034, 0x038: Icestorm and Blizzard). Every other core,
+ *      of whatever tier, is performance. Where the MIDR is readable it
+ *      decides even when it finds no little core (an all-big phone is one
+ *      class) or only little ones (one class: no faster core exists).
+ *   3. A value per CPU, from the first of cpu_capacity,
+ *      acpi_cppc/highest_perf, cpufreq/cpuinfo_max_freq, and (real machine
+ *      only) cpuinfo's core frequency that has one for every CPU online and
+ *      splits them into two tiers or more. Tiers: the distinct values in
+ *      ascending order, a new tier starting where a value is more than 10%
+ *      above the one before it (v * 10 > prev * 11); so values in a chain
+ *      of steps of 10% or less are one tier (favoured cores 4.6/4.8 GHz,
+ *      CPPC rankings 166..236 in steps of about 3%), while 446/1024 and
+ *      160/498/1024 are two and three tiers. The lowest tier is
+ *      efficiency, every higher tier performance. A source whose values
+ *      are one tier (all equal, say) says nothing: the next is read.
+ *   Nothing decides: every CPU present is performance (one class). A CPU
+ *   present but offline with no value of the deciding source is
+ *   performance. A CPU not present has no class.
  *
  * RCUPOOL_CPU_CLASSES ("0-3:efficiency,4-7:performance": items of a CPU or
- * a range, a colon, and a class) then gives the named CPUs their class;
- * CPUs it does not name keep what detection gave them.
+ * a range, a colon, and a class) then gives the named CPUs present their
+ * class; CPUs it does not name keep what detection gave them; a named CPU
+ * that is not present is left out with a warning.
  *
  * Invariants kept here:
  *   CLASSES-1. The classes are computed once per process, at the first
@@ -30,256 +46,245 @@
  *       stays valid for the life of the process. No lock is held across a
  *       file read, so fork() never finds one held here.
  *   CLASSES-2. A malformed RCUPOOL_CPU_CLASSES is logged at warning level
- *       and ignored as a whole (detection stands). The classes chosen are
- *       logged at info level once per snapshot.
+ *       and ignored as a whole (detection stands); an item naming a CPU
+ *       that is not present is logged at warning level and not applied to
+ *       that CPU. The classes chosen are logged at info level once per
+ *       snapshot.
  *   CLASSES-3. performance and efficiency are disjoint; every CPU present
- *       is in exactly one.
+ *       is in exactly one, and no other CPU is in either.
  */
 #define _GNU_SOURCE
 #include <cpuinfo.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "classes.h"
+#include "cpuset.h"
 #include "log_internal.h"
+#include "machine.h"
 #include "testing.h"
 
-/* --- CPU sets ------------------------------------------------------------- */
+/* --- per-CPU values ------------------------------------------------------- */
 
-size_t rcupl_cpuset_count(const struct rcupl_cpuset *s) {
-  size_t n = 0;
-  for (size_t i = 0; i < RCUPL_CPUSET_WORDS; i++)
-    n += (size_t)__builtin_popcountll(s->w[i]);
-  return n;
-}
-
-void rcupl_cpuset_and(struct rcupl_cpuset *a, const struct rcupl_cpuset *b) {
-  for (size_t i = 0; i < RCUPL_CPUSET_WORDS; i++) a->w[i] &= b->w[i];
-}
-
-void rcupl_cpuset_format(const struct rcupl_cpuset *s, char *buf, size_t len) {
-  if (len == 0) return;
-  size_t at = 0;
-  buf[0] = '\0';
-  bool any = false;
+/* One number per CPU of `cpus` from cpuN/<file> (base 10, or 16 with
+ * hex); CPUs without the file are left out of *have. False unless every
+ * CPU of `need` has one. */
+static bool rcupl_read_per_cpu(const char *root,
+                               const struct rcupl_cpuset *cpus,
+                               const struct rcupl_cpuset *need,
+                               const char *file, int base, uint64_t *values,
+                               struct rcupl_cpuset *have) {
+  memset(have, 0, sizeof *have);
   for (unsigned c = 0; c < RCUPOOL_PLACEMENT_MAX_CPUS; c++) {
-    if (!rcupl_cpuset_has(s, c)) continue;
-    unsigned e = c;
-    while (e + 1 < RCUPOOL_PLACEMENT_MAX_CPUS && rcupl_cpuset_has(s, e + 1))
-      e++;
-    char item[32];
-    if (e == c)
-      snprintf(item, sizeof item, "%s%u", any ? "," : "", c);
-    else
-      snprintf(item, sizeof item, "%s%u-%u", any ? "," : "", c, e);
-    size_t n = strlen(item);
-    if (at + n + 4 > len) {
-      if (at + 4 <= len) memcpy(buf + at, "...", 4);
-      return;
-    }
-    memcpy(buf + at, item, n + 1);
-    at += n;
-    any = true;
-    c = e;
-  }
-  if (!any) snprintf(buf, len, "none");
-}
-
-/* A decimal CPU number below RCUPOOL_PLACEMENT_MAX_CPUS at *s (advanced). */
-static bool rcupl_parse_cpu(const char **s, const char *end, unsigned *out) {
-  const char *p = *s;
-  unsigned v = 0;
-  if (p >= end || *p < '0' || *p > '9') return false;
-  while (p < end && *p >= '0' && *p <= '9') {
-    v = v * 10 + (unsigned)(*p - '0');
-    if (v >= RCUPOOL_PLACEMENT_MAX_CPUS) return false;
-    p++;
-  }
-  *s = p;
-  *out = v;
-  return true;
-}
-
-bool rcupl_cpuset_parse(const char *text, size_t len,
-                        struct rcupl_cpuset *out) {
-  struct rcupl_cpuset set;
-  memset(&set, 0, sizeof set);
-  const char *s = text, *end = text + len;
-  if (s == end) return false;
-  for (;;) {
-    unsigned a, b;
-    if (!rcupl_parse_cpu(&s, end, &a)) return false;
-    b = a;
-    if (s < end && *s == '-') {
-      s++;
-      if (!rcupl_parse_cpu(&s, end, &b) || b < a) return false;
-    }
-    for (unsigned c = a; c <= b; c++) rcupl_cpuset_add(&set, c);
-    if (s == end) break;
-    if (*s != ',') return false;
-    s++;
-  }
-  *out = set;
-  return true;
-}
-
-bool rcupl_cpuset_affinity(struct rcupl_cpuset *out) {
-  memset(out, 0, sizeof *out);
-  cpu_set_t *set = CPU_ALLOC(RCUPOOL_PLACEMENT_MAX_CPUS);
-  if (set == NULL) return false;
-  size_t size = CPU_ALLOC_SIZE(RCUPOOL_PLACEMENT_MAX_CPUS);
-  bool ok = sched_getaffinity(0, size, set) == 0;
-  if (ok)
-    for (unsigned c = 0; c < RCUPOOL_PLACEMENT_MAX_CPUS; c++)
-      if (CPU_ISSET_S(c, size, set)) rcupl_cpuset_add(out, c);
-  CPU_FREE(set);
-  return ok;
-}
-
-/* --- sysfs ---------------------------------------------------------------- */
-
-/* Test hook state: the sysfs root ("" : the real files). Written only by
- * rcupl_classes_reload(), which a test calls while the library is idle. */
-static char sysfs_root[PATH_MAX];
-
-static bool rcupl_read_small(const char *path, char *buf, size_t len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  ssize_t got;
-  do got = read(fd, buf, len - 1);
-  while (got < 0 && errno == EINTR);
-  close(fd);
-  if (got <= 0) return false;
-  buf[got] = '\0';
-  while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
-    buf[--got] = '\0';
-  return true;
-}
-
-bool rcupl_cpuset_online(struct rcupl_cpuset *out) {
-  char path[PATH_MAX + 64], text[4096];
-  snprintf(path, sizeof path, "%s/sys/devices/system/cpu/online", sysfs_root);
-  memset(out, 0, sizeof *out);
-  return rcupl_read_small(path, text, sizeof text) &&
-         rcupl_cpuset_parse(text, strlen(text), out);
-}
-
-/* The CPUs present: cpuN folders, through the "present" list. */
-static bool rcupl_cpuset_present(struct rcupl_cpuset *out) {
-  char path[PATH_MAX + 64], text[4096];
-  snprintf(path, sizeof path, "%s/sys/devices/system/cpu/present", sysfs_root);
-  memset(out, 0, sizeof *out);
-  return rcupl_read_small(path, text, sizeof text) &&
-         rcupl_cpuset_parse(text, strlen(text), out);
-}
-
-/* One positive number per CPU from cpuN/<file>; false unless every CPU of
- * `present` has one. */
-static bool rcupl_read_per_cpu(const struct rcupl_cpuset *present,
-                               const char *file, uint64_t *values) {
-  for (unsigned c = 0; c < RCUPOOL_PLACEMENT_MAX_CPUS; c++) {
-    if (!rcupl_cpuset_has(present, c)) continue;
-    char path[PATH_MAX + 96], text[64];
-    snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpu%u/%s",
-             sysfs_root, c, file);
-    if (!rcupl_read_small(path, text, sizeof text)) return false;
+    if (!rcupl_cpuset_has(cpus, c)) continue;
+    char path[160], text[64];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%u/%s", c, file);
     char *end = NULL;
     errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v == 0) return false;
+    unsigned long long v = 0;
+    if (rcupl_machine_read(root, path, text, sizeof text))
+      v = strtoull(text, &end, base);
+    if (end == NULL || errno != 0 || end == text || *end != '\0' ||
+        (v == 0 && base == 10)) {
+      if (rcupl_cpuset_has(need, c)) return false;
+      continue;
+    }
     values[c] = v;
+    rcupl_cpuset_add(have, c);
   }
   return true;
 }
 
 /* cpuinfo's core frequency per CPU (Linux id); false unless known for
- * every CPU present. Only with the real files (a test's sysfs root has no
- * cpuinfo of its own). */
-static bool rcupl_read_cpuinfo_freq(const struct rcupl_cpuset *present,
-                                    uint64_t *values) {
-  if (sysfs_root[0] != '\0' || !cpuinfo_initialize()) return false;
+ * every CPU of `need`. Only with the real files (cpuinfo reads the real
+ * machine, not a test's tree). */
+static bool rcupl_read_cpuinfo_freq(const struct rcupl_cpuset *need,
+                                    uint64_t *values,
+                                    struct rcupl_cpuset *have) {
+  memset(have, 0, sizeof *have);
+  if (!cpuinfo_initialize()) return false;
   uint32_t n = cpuinfo_get_processors_count();
   const struct cpuinfo_processor *procs = cpuinfo_get_processors();
   if (procs == NULL || n == 0) return false;
-  struct rcupl_cpuset seen;
-  memset(&seen, 0, sizeof seen);
   for (uint32_t i = 0; i < n; i++) {
     int id = procs[i].linux_id;
     if (id < 0 || id >= RCUPOOL_PLACEMENT_MAX_CPUS || procs[i].core == NULL ||
         procs[i].core->frequency == 0)
       continue;
     values[id] = procs[i].core->frequency;
-    rcupl_cpuset_add(&seen, (unsigned)id);
+    rcupl_cpuset_add(have, (unsigned)id);
   }
   for (size_t i = 0; i < RCUPL_CPUSET_WORDS; i++)
-    if ((present->w[i] & ~seen.w[i]) != 0) return false;
+    if ((need->w[i] & ~have->w[i]) != 0) return false;
+  return true;
+}
+
+/* --- the sources ---------------------------------------------------------- */
+
+/* 1. Intel hybrid: the kernel's lists of E-cores and P-cores. */
+static bool rcupl_classes_hybrid(const char *root,
+                                 const struct rcupl_cpuset *present,
+                                 struct rcupl_classes *c) {
+  struct rcupl_cpuset atom, core;
+  if (!rcupl_machine_cpus(root, "/sys/devices/cpu_atom/cpus", &atom) ||
+      !rcupl_machine_cpus(root, "/sys/devices/cpu_core/cpus", &core))
+    return false;
+  rcupl_cpuset_and(&atom, present);
+  rcupl_cpuset_and(&core, present);
+  if (rcupl_cpuset_count(&atom) == 0 || rcupl_cpuset_count(&core) == 0)
+    return false;
+  for (size_t i = 0; i < RCUPL_CPUSET_WORDS; i++) {
+    c->efficiency.w[i] = atom.w[i];
+    c->performance.w[i] = present->w[i] & ~atom.w[i];
+  }
+  snprintf(c->source, sizeof c->source, "cpu_atom/cpu_core lists");
+  return true;
+}
+
+/* Whether a MIDR is of a little core (ExecuTorch's and the kernel's sense:
+ * in-order Arm cores and Apple's efficiency cores). */
+static bool rcupl_midr_is_little(uint64_t midr) {
+  unsigned implementer = (unsigned)(midr >> 24) & 0xff;
+  unsigned part = (unsigned)(midr >> 4) & 0xfff;
+  if (implementer == 0x41)
+    return part == 0xd03 || part == 0xd05 || part == 0xd46 || part == 0xd80;
+  if (implementer == 0x61)
+    return part == 0x022 || part == 0x024 || part == 0x028 || part == 0x032 ||
+           part == 0x034 || part == 0x038;
+  return false;
+}
+
+/* 2. arm64: the MIDR of every CPU online. */
+static bool rcupl_classes_midr(const char *root,
+                               const struct rcupl_cpuset *present,
+                               const struct rcupl_cpuset *need,
+                               uint64_t *values, struct rcupl_classes *c) {
+  struct rcupl_cpuset have;
+  if (!rcupl_read_per_cpu(root, present, need, "regs/identification/midr_el1",
+                          16, values, &have) ||
+      rcupl_cpuset_count(&have) == 0)
+    return false;
+  size_t little = 0;
+  for (unsigned i = 0; i < RCUPOOL_PLACEMENT_MAX_CPUS; i++)
+    if (rcupl_cpuset_has(&have, i) && rcupl_midr_is_little(values[i])) little++;
+  const bool split = little > 0 && little < rcupl_cpuset_count(&have);
+  for (unsigned i = 0; split && i < RCUPOOL_PLACEMENT_MAX_CPUS; i++) {
+    if (!rcupl_cpuset_has(&have, i) || !rcupl_midr_is_little(values[i]))
+      continue;
+    c->performance.w[i / 64] &= ~(UINT64_C(1) << (i % 64));
+    rcupl_cpuset_add(&c->efficiency, i);
+  }
+  snprintf(c->source, sizeof c->source, "MIDR, %s",
+           split         ? "little cores efficiency"
+           : little == 0 ? "no little core: one class"
+                         : "all little cores: one class");
+  return true;
+}
+
+static int rcupl_cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* 3. Tiers of a value (the 10% rule above). False when the values are one
+ * tier (the source says nothing); else the lowest tier is efficiency. */
+static bool rcupl_classes_tiers(const struct rcupl_cpuset *have,
+                                const uint64_t *values, const char *name,
+                                struct rcupl_classes *c) {
+  size_t n = 0;
+  uint64_t sorted[RCUPOOL_PLACEMENT_MAX_CPUS];
+  for (unsigned i = 0; i < RCUPOOL_PLACEMENT_MAX_CPUS; i++)
+    if (rcupl_cpuset_has(have, i)) sorted[n++] = values[i];
+  if (n == 0) return false;
+  qsort(sorted, n, sizeof *sorted, rcupl_cmp_u64);
+  size_t tiers = 1;
+  uint64_t lowest_top = 0; /* the largest value of the lowest tier */
+  for (size_t i = 1; i < n; i++) {
+    /* More than 10% above the one before: 10 * (v - prev) > prev,
+     * exactly, in integers and without overflow. */
+    if (sorted[i] - sorted[i - 1] > sorted[i - 1] / 10) {
+      if (tiers == 1) lowest_top = sorted[i - 1];
+      tiers++;
+    }
+  }
+  if (tiers == 1) return false;
+  for (unsigned i = 0; i < RCUPOOL_PLACEMENT_MAX_CPUS; i++) {
+    if (!rcupl_cpuset_has(have, i) || values[i] > lowest_top) continue;
+    c->performance.w[i / 64] &= ~(UINT64_C(1) << (i % 64));
+    rcupl_cpuset_add(&c->efficiency, i);
+  }
+  snprintf(c->source, sizeof c->source, "%s, %zu tiers", name, tiers);
   return true;
 }
 
 /* --- detection ------------------------------------------------------------ */
 
-static void rcupl_classes_detect(struct rcupl_classes *c) {
-  struct rcupl_cpuset present;
-  if (!rcupl_cpuset_present(&present) || rcupl_cpuset_count(&present) == 0) {
+static void rcupl_classes_detect(const char *root, struct rcupl_classes *c) {
+  struct rcupl_cpuset present, online;
+  if (!rcupl_machine_cpus(root, "/sys/devices/system/cpu/present", &present) ||
+      rcupl_cpuset_count(&present) == 0) {
     /* No sysfs: the CPUs the C library counts, one class. */
-    long n = sysconf(_SC_NPROCESSORS_CONF);
+    long n = root[0] == '\0' ? sysconf(_SC_NPROCESSORS_CONF) : 1;
     if (n < 1) n = 1;
     if (n > RCUPOOL_PLACEMENT_MAX_CPUS) n = RCUPOOL_PLACEMENT_MAX_CPUS;
     memset(&present, 0, sizeof present);
     for (unsigned i = 0; i < (unsigned)n; i++) rcupl_cpuset_add(&present, i);
   }
-  static const char *const files[] = {"cpu_capacity", "acpi_cppc/highest_perf",
-                                      "cpufreq/cpuinfo_max_freq"};
-  uint64_t *values = calloc(RCUPOOL_PLACEMENT_MAX_CPUS, sizeof(*values));
-  const char *source = NULL;
-  if (values != NULL) {
-    for (size_t i = 0; source == NULL && i < sizeof files / sizeof *files; i++)
-      if (rcupl_read_per_cpu(&present, files[i], values)) source = files[i];
-    if (source == NULL && rcupl_read_cpuinfo_freq(&present, values))
-      source = "cpuinfo frequency";
-  }
+  /* The CPUs a source must give a value for: those online (all present
+   * when the online list is unreadable). */
+  struct rcupl_cpuset need = present;
+  if (rcupl_machine_cpus(root, "/sys/devices/system/cpu/online", &online))
+    rcupl_cpuset_and(&need, &online);
   c->performance = present;
   memset(&c->efficiency, 0, sizeof c->efficiency);
-  if (source == NULL) {
-    snprintf(c->source, sizeof c->source, "no source; one class");
-    free(values);
+  if (rcupl_classes_hybrid(root, &present, c)) return;
+  uint64_t *values = calloc(RCUPOOL_PLACEMENT_MAX_CPUS, sizeof(*values));
+  if (values == NULL) {
+    snprintf(c->source, sizeof c->source, "out of memory; one class");
     return;
   }
-  uint64_t lo = UINT64_MAX, hi = 0;
-  for (unsigned i = 0; i < RCUPOOL_PLACEMENT_MAX_CPUS; i++) {
-    if (!rcupl_cpuset_has(&present, i)) continue;
-    if (values[i] < lo) lo = values[i];
-    if (values[i] > hi) hi = values[i];
+  static const char *const files[] = {"cpu_capacity", "acpi_cppc/highest_perf",
+                                      "cpufreq/cpuinfo_max_freq"};
+  char silent[96] = ""; /* the sources that said nothing */
+  bool done = rcupl_classes_midr(root, &present, &need, values, c);
+  for (size_t i = 0; !done && i <= sizeof files / sizeof *files; i++) {
+    struct rcupl_cpuset have;
+    bool got;
+    const char *name;
+    if (i < sizeof files / sizeof *files) {
+      name = files[i];
+      got = rcupl_read_per_cpu(root, &present, &need, name, 10, values, &have);
+    } else {
+      name = "cpuinfo frequency";
+      got = root[0] == '\0' && rcupl_read_cpuinfo_freq(&need, values, &have);
+    }
+    if (!got) continue;
+    done = rcupl_classes_tiers(&have, values, name, c);
+    if (!done) {
+      size_t len = strlen(silent);
+      snprintf(silent + len, sizeof silent - len, "%s%s", len ? ", " : "",
+               name);
+    }
   }
-  if (lo == hi) {
-    snprintf(c->source, sizeof c->source, "%s, all equal: one class", source);
-    free(values);
-    return;
-  }
-  memset(&c->performance, 0, sizeof c->performance);
-  for (unsigned i = 0; i < RCUPOOL_PLACEMENT_MAX_CPUS; i++) {
-    if (!rcupl_cpuset_has(&present, i)) continue;
-    /* Above the middle of [lo, hi]: 2 * v > lo + hi, without overflow. */
-    if (values[i] - lo > hi - values[i])
-      rcupl_cpuset_add(&c->performance, i);
-    else
-      rcupl_cpuset_add(&c->efficiency, i);
-  }
-  snprintf(c->source, sizeof c->source, "%s", source);
   free(values);
+  if (!done)
+    snprintf(c->source, sizeof c->source, "%s%s; one class",
+             silent[0] ? silent : "no source", silent[0] ? ": one tier" : "");
 }
 
 /* RCUPOOL_CPU_CLASSES over the detected classes (CLASSES-2). */
 static void rcupl_classes_override(struct rcupl_classes *c) {
   const char *text = getenv(RCUPOOL_ENV_CPU_CLASSES);
   if (text == NULL || text[0] == '\0') return;
-  struct rcupl_cpuset perf = c->performance, eff = c->efficiency;
+  struct rcupl_cpuset perf = c->performance, eff = c->efficiency, present,
+                      outside;
+  memset(&outside, 0, sizeof outside);
+  for (size_t i = 0; i < RCUPL_CPUSET_WORDS; i++)
+    present.w[i] = perf.w[i] | eff.w[i]; /* CLASSES-3 */
   const char *s = text;
   bool ok = true;
   while (ok && *s != '\0') {
@@ -295,6 +300,8 @@ static void rcupl_classes_override(struct rcupl_classes *c) {
       bool is_eff = n == 10 && memcmp(cls, "efficiency", n) == 0;
       ok = is_perf || is_eff;
       for (size_t i = 0; ok && i < RCUPL_CPUSET_WORDS; i++) {
+        outside.w[i] |= cpus.w[i] & ~present.w[i];
+        cpus.w[i] &= present.w[i];
         perf.w[i] = is_perf ? perf.w[i] | cpus.w[i] : perf.w[i] & ~cpus.w[i];
         eff.w[i] = is_eff ? eff.w[i] | cpus.w[i] : eff.w[i] & ~cpus.w[i];
       }
@@ -309,6 +316,13 @@ static void rcupl_classes_override(struct rcupl_classes *c) {
               RCUPOOL_ENV_CPU_CLASSES, text);
     return;
   }
+  if (rcupl_cpuset_count(&outside) != 0) {
+    char list[64];
+    rcupl_cpuset_format(&outside, list, sizeof list);
+    rcupl_log(RCUPOOL_LOG_WARN,
+              "%s names CPUs that are not present (%s); not applied to them",
+              RCUPOOL_ENV_CPU_CLASSES, list);
+  }
   c->performance = perf;
   c->efficiency = eff;
   snprintf(c->source, sizeof c->source, "%s", RCUPOOL_ENV_CPU_CLASSES);
@@ -319,7 +333,9 @@ static struct rcupl_classes *classes; /* CLASSES-1: release/acquire */
 static struct rcupl_classes *rcupl_classes_compute(void) {
   struct rcupl_classes *c = calloc(1, sizeof(*c));
   if (c == NULL) return NULL;
-  rcupl_classes_detect(c);
+  char root[PATH_MAX];
+  rcupl_machine_root(root, sizeof root);
+  rcupl_classes_detect(root, c);
   rcupl_classes_override(c);
   char perf[128], eff[128];
   rcupl_cpuset_format(&c->performance, perf, sizeof perf);
@@ -355,7 +371,7 @@ const struct rcupl_classes *rcupl_classes_get(void) {
 }
 
 void rcupl_classes_reload(const char *root) {
-  snprintf(sysfs_root, sizeof sysfs_root, "%s", root != NULL ? root : "");
+  rcupl_machine_set_root_only(root);
   struct rcupl_classes *c = rcupl_classes_compute();
   if (c == NULL) return;
   c->older = __atomic_load_n(&classes, __ATOMIC_ACQUIRE);

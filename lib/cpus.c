@@ -3,15 +3,18 @@
  * How many threads the default is: the count a pool gets when nobody named
  * one, and the RCUPOOL_NUM_THREADS override.
  *
- *   count = performance cores (cpuinfo's cores, whose first processor in
- *           the mask is a performance CPU, lib/classes.c) with a
- *           processor in the calling thread's affinity mask
- *           (sched_getaffinity)
- *           - no performance core in the mask: every core in the mask;
- *           - cpuinfo unavailable, or it knows none of the mask's CPUs:
- *             the number of CPUs in the mask;
- *         then capped by the CPUs online and by the CPU quota of the
- *         process's cgroup (read by lib/limits.c, LIMITS-1), at least 1.
+ *   CPUs  = the affinity mask's CPUs that are online (lib/machine.c reads
+ *           both under the machine root: sched_getaffinity, or a fake
+ *           tree's Cpus_allowed_list, and /sys/devices/system/cpu/online,
+ *           at every look, so hotplug counts both ways);
+ *   count = rule RCUPOOL_DEFAULT_RULE_CORES (the default): the performance
+ *           cores with a CPU among them (lib/cores.c: the kernel's
+ *           topology, else cpuinfo's cores, else each CPU a core; classes
+ *           of lib/classes.c); no performance core among them: every core;
+ *           rule RCUPOOL_DEFAULT_RULE_PROCESSORS: the CPUs themselves;
+ *         then capped by the CPU quota of the process's cgroup rounded up
+ *         (lib/limits.c, LIMITS-1), at least 1. Neither the mask nor the
+ *         online list readable: the CPUs the C library sees online.
  *
  * Invariants kept here:
  *   CPUS-1. Every count rcupl_cpus_thread_count() returns is in
@@ -20,93 +23,64 @@
  *           level when it differs from the last one logged (so once for a
  *           process whose limits never change), at debug level otherwise.
  *           last_line is under cpus_lock; a test that installs another
- *           cgroup root (rcupl_cpus_set_cgroup_root) forgets it.
+ *           machine or cgroup root (testing.h) forgets it.
  *   CPUS-3. RCUPOOL_NUM_THREADS is read only by rcupl_cpus_env_thread_count();
  *           an invalid value is logged and reads as "unset" (0).
+ *   CPUS-4. The line names the source of the core count, and where cpuinfo
+ *           and the kernel disagree both readings and which was used
+ *           ("2 performance cores (kernel topology; cpuinfo reads 1 core)").
  */
 #define _GNU_SOURCE
-#include <cpuinfo.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "classes.h"
+#include "cores.h"
 #include "cpus.h"
+#include "cpuset.h"
 #include "fault.h"
 #include "limits_internal.h"
 #include "lock.h"
 #include "log_internal.h"
+#include "machine.h"
 #include "rcupool/rcupool.h"
 #include "testing.h"
 
 static pthread_mutex_t cpus_lock = PTHREAD_MUTEX_INITIALIZER;
-static char last_line[256];
+static char last_line[sizeof((struct rcupl_default_size *)0)->line];
 
-void rcupl_cpus_set_cgroup_root(const char *root) {
-  rcupl_limits_set_cgroup_root(root);
+static void rcupl_cpus_forget_line(void) {
   rcupl_mutex_lock(&cpus_lock);
   last_line[0] = '\0';
   rcupl_mutex_unlock(&cpus_lock);
 }
 
-/* --- cores in the affinity mask ------------------------------------------- */
-
-/* The calling thread's affinity mask, allocated; NULL if it cannot be read.
- * *bytes is its size. */
-static cpu_set_t *rcupl_affinity_mask(size_t *bytes) {
-  for (int cpus = 1024; cpus <= (1 << 16); cpus *= 2) {
-    cpu_set_t *set = CPU_ALLOC(cpus);
-    if (set == NULL) return NULL;
-    size_t size = CPU_ALLOC_SIZE(cpus);
-    if (sched_getaffinity(0, size, set) == 0) {
-      *bytes = size;
-      return set;
-    }
-    CPU_FREE(set);
-    if (errno != EINVAL) return NULL;
-  }
-  return NULL;
+void rcupl_cpus_set_cgroup_root(const char *root) {
+  rcupl_machine_set_cgroup_root(root);
+  rcupl_cpus_forget_line();
 }
 
-struct rcupl_cores {
-  size_t performance; /* performance cores with a processor in the mask */
-  size_t any;         /* cores with a processor in the mask */
-};
+void rcupl_machine_set_root(const char *root) {
+  rcupl_classes_reload(root); /* installs the root, computes the classes */
+  rcupl_cpus_forget_line();
+}
 
-/* Counts cpuinfo's cores in the mask (mask NULL: every core). False when
- * cpuinfo cannot initialise. */
-static bool rcupl_cores_in_mask(const cpu_set_t *mask, size_t bytes,
-                                struct rcupl_cores *out) {
-  out->performance = out->any = 0;
-  if (rcupl_fault(RCUPL_FAULT_CPUINFO) || !cpuinfo_initialize()) return false;
-  uint32_t ncores = cpuinfo_get_cores_count();
-  uint32_t nprocs = cpuinfo_get_processors_count();
-  const struct cpuinfo_core *cores = cpuinfo_get_cores();
-  const struct cpuinfo_processor *procs = cpuinfo_get_processors();
-  if (ncores == 0 || cores == NULL || procs == NULL) return false;
-  /* Performance cores: those whose first processor in the mask is of the
-   * performance class (lib/classes.c: sysfs, cpuinfo, RCUPOOL_CPU_CLASSES;
-   * one class where all are alike, so every core counts). */
-  const struct rcupl_classes *classes = rcupl_classes_get();
-  for (uint32_t i = 0; i < ncores; i++) {
-    int first = -1;
-    for (uint32_t j = 0; first < 0 && j < cores[i].processor_count; j++) {
-      uint32_t k = cores[i].processor_start + j;
-      if (k >= nprocs) break;
-      int id = procs[k].linux_id;
-      if (id >= 0 && (mask == NULL || CPU_ISSET_S((size_t)id, bytes, mask)))
-        first = id;
-    }
-    if (first < 0) continue;
-    out->any++;
-    if (rcupl_cpuset_has(&classes->performance, (unsigned)first))
-      out->performance++;
-  }
-  return true;
+/* "1 CPU", "2 CPUs". */
+#define RCUPL_PLURAL(n, one, many) ((n) == 1 ? (one) : (many))
+
+void rcupl_cpus_format_quota(double exact, char *buf, size_t len) {
+  /* Two decimals at most, trailing zeros cut: "1.5", "2", "0.25". */
+  snprintf(buf, len, "%.2f", exact);
+  char *dot = strchr(buf, '.');
+  if (dot == NULL) return;
+  size_t n = strlen(buf);
+  while (n > 0 && buf[n - 1] == '0') buf[--n] = '\0';
+  if (n > 0 && buf[n - 1] == '.') buf[--n] = '\0';
 }
 
 static size_t rcupl_clamp(size_t n) {
@@ -114,65 +88,79 @@ static size_t rcupl_clamp(size_t n) {
   return n > RCUPOOL_MAX_THREADS ? RCUPOOL_MAX_THREADS : n;
 }
 
-/* "1 CPU", "2 CPUs". */
-#define RCUPL_PLURAL(n, one, many) ((n) == 1 ? (one) : (many))
+void rcupl_cpus_compute(struct rcupl_default_size *ds, int rule) {
+  char root[PATH_MAX];
+  rcupl_machine_root(root, sizeof root);
+  struct rcupl_cpuset mask, online, cpus;
+  const bool have_mask = rcupl_machine_mask(root, &mask);
+  const bool have_online =
+      rcupl_machine_cpus(root, "/sys/devices/system/cpu/online", &online);
+  const size_t in_mask = have_mask ? rcupl_cpuset_count(&mask) : 0;
+  ds->mask = in_mask;
+  ds->online = have_online ? rcupl_cpuset_count(&online) : 0;
+  cpus = have_mask ? mask : online;
+  if (have_mask && have_online) rcupl_cpuset_and(&cpus, &online);
+  const size_t usable = rcupl_cpuset_count(&cpus);
 
-void rcupl_cpus_compute(struct rcupl_default_size *ds) {
-  size_t bytes = 0;
-  cpu_set_t *mask = rcupl_affinity_mask(&bytes);
-  bool have_mask = mask != NULL;
-  size_t in_mask = have_mask ? (size_t)CPU_COUNT_S(bytes, mask) : 0;
-  struct rcupl_cores cores;
-  bool have_cpuinfo = rcupl_cores_in_mask(mask, bytes, &cores);
-  if (have_mask) CPU_FREE(mask);
-
-  char why[160];
-  size_t n;
-  char of_mask[48];
+  char why[256], of_mask[96];
   if (have_mask)
-    snprintf(of_mask, sizeof of_mask, "in the affinity mask of %zu %s", in_mask,
-             RCUPL_PLURAL(in_mask, "CPU", "CPUs"));
+    snprintf(of_mask, sizeof of_mask, "in the affinity mask of %zu %s%s",
+             in_mask, RCUPL_PLURAL(in_mask, "CPU", "CPUs"),
+             have_online && usable < in_mask ? " (online: " : "");
   else
-    snprintf(of_mask, sizeof of_mask, "(affinity mask unreadable)");
-  if (have_cpuinfo && cores.performance > 0) {
-    n = cores.performance;
-    snprintf(why, sizeof why, "%zu performance %s %s", n,
-             RCUPL_PLURAL(n, "core", "cores"), of_mask);
-  } else if (have_cpuinfo && cores.any > 0) {
-    n = cores.any;
-    snprintf(why, sizeof why, "%zu %s %s (none of them a performance core)", n,
-             RCUPL_PLURAL(n, "core", "cores"), of_mask);
-  } else if (have_mask) {
-    n = in_mask;
-    snprintf(why, sizeof why, "%s the affinity mask's %zu %s",
-             have_cpuinfo ? "cpuinfo knows none of" : "no cpuinfo; counted",
-             in_mask, RCUPL_PLURAL(in_mask, "CPU", "CPUs"));
-  } else {
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    n = online > 0 ? (size_t)online : 1;
-    snprintf(why, sizeof why, "no cpuinfo, no affinity mask: %zu online %s", n,
+    snprintf(of_mask, sizeof of_mask,
+             "of the CPUs online (affinity mask "
+             "unreadable)");
+  if (have_mask && have_online && usable < in_mask) {
+    size_t len = strlen(of_mask);
+    snprintf(of_mask + len, sizeof of_mask - len, "%zu)", usable);
+  }
+  size_t n;
+  ds->cores = ds->performance = 0;
+  ds->core_source[0] = '\0';
+  if (!have_mask && !have_online) {
+    long on = sysconf(_SC_NPROCESSORS_ONLN);
+    n = on > 0 ? (size_t)on : 1;
+    snprintf(why, sizeof why,
+             "affinity mask and online list unreadable: %zu online %s", n,
              RCUPL_PLURAL(n, "CPU", "CPUs"));
+  } else if (rule == RCUPOOL_DEFAULT_RULE_PROCESSORS) {
+    n = usable;
+    snprintf(why, sizeof why, "%zu %s %s (rule: processors)", n,
+             RCUPL_PLURAL(n, "processor", "processors"), of_mask);
+  } else {
+    struct rcupl_cores cores;
+    rcupl_cores_count(root, &cpus, rcupl_classes_get(), &cores);
+    rcupl_cores_describe(&cores, ds->core_source, sizeof ds->core_source);
+    ds->cores = cores.any;
+    ds->performance = cores.performance;
+    if (cores.performance > 0) {
+      n = cores.performance;
+      snprintf(why, sizeof why, "%zu performance %s (%s) %s", n,
+               RCUPL_PLURAL(n, "core", "cores"), ds->core_source, of_mask);
+    } else {
+      n = cores.any;
+      snprintf(why, sizeof why,
+               "%zu %s (%s) %s, none of them a performance "
+               "core",
+               n, RCUPL_PLURAL(n, "core", "cores"), ds->core_source, of_mask);
+    }
   }
   n = rcupl_clamp(n);
-  struct rcupl_cpuset online_set;
-  ds->online =
-      rcupl_cpuset_online(&online_set) ? rcupl_cpuset_count(&online_set) : 0;
-  if (ds->online != 0 && ds->online < n) {
-    n = ds->online;
-    size_t len = strlen(why);
-    snprintf(why + len, sizeof why - len, "; %zu %s online", ds->online,
-             RCUPL_PLURAL(ds->online, "CPU", "CPUs"));
-  }
-  ds->mask = in_mask;
 
-  size_t quota = rcupl_limits_cpu_quota();
-  ds->quota = quota;
-  if (quota != 0) {
-    if (quota < n) n = quota;
+  struct rcupl_quota quota;
+  rcupl_limits_quota(&quota);
+  ds->quota = quota.cpus;
+  ds->quota_exact = quota.exact;
+  if (quota.cpus != 0) {
+    char q[32];
+    rcupl_cpus_format_quota(quota.exact, q, sizeof q);
+    if (quota.cpus < n) n = quota.cpus;
     snprintf(ds->line, sizeof ds->line,
-             "default size %zu %s: %s; cgroup quota %zu %s", n,
-             RCUPL_PLURAL(n, "thread", "threads"), why, quota,
-             RCUPL_PLURAL(quota, "CPU", "CPUs"));
+             "default size %zu %s: %s; cgroup quota %s %s -> %zu %s", n,
+             RCUPL_PLURAL(n, "thread", "threads"), why, q,
+             strcmp(q, "1") == 0 ? "CPU" : "CPUs", quota.cpus,
+             RCUPL_PLURAL(quota.cpus, "thread", "threads"));
   } else {
     snprintf(ds->line, sizeof ds->line,
              "default size %zu %s: %s; no cgroup quota", n,
@@ -181,9 +169,9 @@ void rcupl_cpus_compute(struct rcupl_default_size *ds) {
   ds->threads = n;
 }
 
-size_t rcupl_cpus_thread_count(void) {
+size_t rcupl_cpus_thread_count(int rule) {
   struct rcupl_default_size ds;
-  rcupl_cpus_compute(&ds);
+  rcupl_cpus_compute(&ds, rule);
   rcupl_mutex_lock(&cpus_lock);
   rcupl_hold_point(RCUPL_HOLD_CPUS_LOCK);
   bool fresh = strcmp(ds.line, last_line) != 0;

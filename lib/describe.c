@@ -10,13 +10,16 @@
  *       read and checked as rcupool_default() would read it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "classes.h"
 #include "cpus.h"
+#include "cpuset.h"
 #include "log_internal.h"
+#include "machine.h"
 #include "placement.h"
 
 int rcupool_describe(char *buf, size_t size) {
@@ -25,8 +28,10 @@ int rcupool_describe(char *buf, size_t size) {
   char perf[256], eff[256], mask[256], online[256];
   rcupl_cpuset_format(&c->performance, perf, sizeof perf);
   rcupl_cpuset_format(&c->efficiency, eff, sizeof eff);
+  char root[PATH_MAX];
+  rcupl_machine_root(root, sizeof root);
   struct rcupl_cpuset set;
-  if (rcupl_cpuset_affinity(&set))
+  if (rcupl_machine_mask(root, &set))
     rcupl_cpuset_format(&set, mask, sizeof mask);
   else
     snprintf(mask, sizeof mask, "unreadable");
@@ -36,13 +41,19 @@ int rcupool_describe(char *buf, size_t size) {
   else
     snprintf(online, sizeof online, "unreadable");
   struct rcupl_default_size ds;
-  rcupl_cpus_compute(&ds);
-  char quota[32];
-  if (ds.quota == 0)
+  rcupl_cpus_compute(&ds, RCUPOOL_DEFAULT_RULE_CORES);
+  char quota[64], cores[160];
+  if (ds.quota == 0) {
     snprintf(quota, sizeof quota, "none");
-  else
-    snprintf(quota, sizeof quota, "%zu %s", ds.quota,
-             ds.quota == 1 ? "CPU" : "CPUs");
+  } else {
+    char q[32];
+    rcupl_cpus_format_quota(ds.quota_exact, q, sizeof q);
+    snprintf(quota, sizeof quota, "%s %s -> %zu %s", q,
+             strcmp(q, "1") == 0 ? "CPU" : "CPUs", ds.quota,
+             ds.quota == 1 ? "thread" : "threads");
+  }
+  snprintf(cores, sizeof cores, "%zu (%zu performance), from %s", ds.cores,
+           ds.performance, ds.core_source[0] ? ds.core_source : "-");
 
   const char *env_n = getenv(RCUPOOL_ENV_NUM_THREADS);
   const char *env_p = getenv(RCUPOOL_ENV_PLACEMENT);
@@ -68,10 +79,11 @@ int rcupool_describe(char *buf, size_t size) {
       "affinity mask: %s (%zu %s)\n"
       "cpus online: %s\n"
       "cgroup quota: %s\n"
+      "cores: %s\n"
       "%s\n"
       "default manager: %s%s%s; placement %s; follows the limits: %s\n",
       perf, eff, c->source, mask, mask_n, mask_n == 1 ? "CPU" : "CPUs", online,
-      quota, ds.line,
+      quota, cores, ds.line,
       env_n != NULL && env_n[0] != '\0' ? RCUPOOL_ENV_NUM_THREADS "=" : "",
       env_n != NULL && env_n[0] != '\0' ? env_n : "default size",
       env_n != NULL && env_n[0] != '\0'

@@ -27,6 +27,10 @@
  *   FOLLOW-4. The check reads files and may start threads: it runs with no
  *       lock of m held, outside any read-side section and never in a task
  *       (a nested parallel call runs inline and returns before it).
+ *   FOLLOW-5. The default rule (m->default_rule, RCUPOOL_DEFAULT_RULE_*)
+ *       is read once by each computation of the default count;
+ *       rcupool_set_default_rule() stores it and, for a count not chosen,
+ *       makes the same reset a check would (FOLLOW-1, FOLLOW-2).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -115,8 +119,39 @@ int rcupl_follow_check(rcupool_t *m, bool force) {
     return 0; /* not due, or another thread claimed this check */
   if (force) __atomic_store_n(&m->follow_due_ns, next, __ATOMIC_RELAXED);
   struct rcupl_default_size ds;
-  rcupl_cpus_compute(&ds); /* FOLLOW-4: no lock held */
+  rcupl_cpus_compute(&ds, /* FOLLOW-4: no lock held */
+                     __atomic_load_n(&m->default_rule, __ATOMIC_RELAXED));
   return rcupl_follow_reset(m, &ds);
+}
+
+int rcupool_set_default_rule(rcupool_t *m, int rule) {
+  if (m == NULL || (rule != RCUPOOL_DEFAULT_RULE_CORES &&
+                    rule != RCUPOOL_DEFAULT_RULE_PROCESSORS)) {
+    rcupl_log(RCUPOOL_LOG_ERROR, "set_default_rule: %s",
+              m == NULL ? "no manager" : "not a RCUPOOL_DEFAULT_RULE_* value");
+    rcupl_log_deliver();
+    return -EINVAL;
+  }
+  __atomic_store_n(&m->default_rule, rule, __ATOMIC_RELAXED);
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: default rule %s", (void *)m,
+            rule == RCUPOOL_DEFAULT_RULE_CORES ? "cores" : "processors");
+  int err = 0;
+  /* FOLLOW-5: a count not chosen goes to the new rule's count now; the
+   * reset checks m->chosen again under the writer (FOLLOW-1). */
+  if (m->default_threads == 0 &&
+      !__atomic_load_n(&m->chosen, __ATOMIC_RELAXED)) {
+    struct rcupl_default_size ds;
+    rcupl_cpus_compute(&ds, rule);
+    err = rcupl_follow_reset(m, &ds);
+    if (err > 0) err = 0;
+  }
+  rcupl_log_deliver();
+  return err;
+}
+
+int rcupool_default_rule(rcupool_t *m) {
+  return m == NULL ? RCUPOOL_DEFAULT_RULE_CORES
+                   : __atomic_load_n(&m->default_rule, __ATOMIC_RELAXED);
 }
 
 void rcupl_follow_set_period_ns(uint64_t ns) {

@@ -32,7 +32,7 @@
  *                re-initialises it instead (no grace period runs there);
  *             4. the reclaim queue lock -> the list of managers -> every
  *                manager's lock (MANAGERS-1) -> the log queue's lock ->
- *                limits_lock -> cpus_lock (leaf locks, held for a copy).
+ *                machine_lock -> cpus_lock (leaf locks, held for a copy).
  *           A private manager's writer is not taken (FORK-7). The table of
  *           every lock of lib/ and what each handler does with it is
  *           docs/design.md's ("Every lock a fork can catch").
@@ -120,9 +120,9 @@
 #include "cpus.h"
 #include "die.h"
 #include "fork.h"
-#include "limits_internal.h"
 #include "lock.h"
 #include "log_internal.h"
+#include "machine.h"
 #include "manager_internal.h"
 #include "managers.h"
 #include "parallel.h"
@@ -191,13 +191,13 @@ static void rcupl_fork_prepare(void) {
   rcupl_reclaim_fork_prepare();
   rcupl_managers_fork_prepare();
   rcupl_log_fork_prepare();
-  rcupl_limits_fork_prepare();
+  rcupl_machine_fork_prepare();
   rcupl_cpus_fork_prepare();
 }
 
 static void rcupl_fork_parent(void) {
   rcupl_cpus_fork_parent();
-  rcupl_limits_fork_parent();
+  rcupl_machine_fork_parent();
   rcupl_log_fork_parent();
   rcupl_managers_fork_parent();
   rcupl_reclaim_fork_parent();
@@ -272,7 +272,7 @@ static void rcupl_fork_child_orphans(rcupool_t *m) {
 
 static void rcupl_fork_child(void) {
   rcupl_cpus_fork_child();
-  rcupl_limits_fork_child();
+  rcupl_machine_fork_child();
   rcupl_log_fork_child();
   rcupl_reclaim_fork_child();
   if (called_urcu_hooks) rcupl_rcu_fork_child();

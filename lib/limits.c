@@ -14,8 +14,9 @@
  * cgroup up to the mount point is read and the smallest quota wins (a
  * parent's limit binds its children; a container that sees its own cgroup
  * at the mount point ends the walk there). <root> is "" (the real files)
- * unless a test installs another (rcupl_cpus_set_cgroup_root, testing.h);
- * cgroup_root is under limits_lock.
+ * unless a test installs another (the machine seam, lib/machine.c). The
+ * quota is kept as the fraction quota / period too, for the log and
+ * rcupool_info ("cgroup quota 1.5 CPUs -> 2 threads").
  *
  * Invariants kept here:
  *   LIMITS-1. A missing cgroup file means "no quota at that level"; a
@@ -47,10 +48,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fault.h"
 #include "limits_internal.h"
 #include "lock.h"
 #include "log_internal.h"
+#include "machine.h"
 #include "rcupool/rcupool.h"
 #include "testing.h"
 
@@ -102,15 +103,6 @@ bool rcupl_limits_threads_can_start(size_t threads) {
   return started == threads;
 }
 
-static pthread_mutex_t limits_lock = PTHREAD_MUTEX_INITIALIZER;
-static char cgroup_root[PATH_MAX]; /* "" : the real files */
-
-void rcupl_limits_set_cgroup_root(const char *root) {
-  rcupl_mutex_lock(&limits_lock);
-  snprintf(cgroup_root, sizeof cgroup_root, "%s", root != NULL ? root : "");
-  rcupl_mutex_unlock(&limits_lock);
-}
-
 /* --- the CPU quota of the process's cgroup -------------------------------- */
 
 /* Reads up to len - 1 bytes of path into buf, NUL-terminated (an empty
@@ -144,9 +136,11 @@ static bool rcupl_parse_positive(const char *s, size_t n, uint64_t *out) {
   return true;
 }
 
-/* ceil(quota / period) CPUs, in 1..RCUPOOL_MAX_THREADS. */
-static size_t rcupl_quota_cpus(uint64_t quota, uint64_t period) {
+/* ceil(quota / period) CPUs, in 1..RCUPOOL_MAX_THREADS; the fraction
+ * itself into *exact when exact is not NULL. */
+static size_t rcupl_quota_cpus(uint64_t quota, uint64_t period, double *exact) {
   uint64_t cpus = quota / period + (quota % period != 0);
+  if (exact != NULL) *exact = (double)quota / (double)period;
   if (cpus < 1) cpus = 1;
   return cpus > RCUPOOL_MAX_THREADS ? RCUPOOL_MAX_THREADS : (size_t)cpus;
 }
@@ -160,7 +154,8 @@ static size_t rcupl_trimmed_len(const char *text) {
   return n;
 }
 
-int rcupl_limits_parse_cpu_max(const char *text, size_t *cpus) {
+static int rcupl_parse_cpu_max_exact(const char *text, size_t *cpus,
+                                     double *exact) {
   size_t n = rcupl_trimmed_len(text);
   const char *space = memchr(text, ' ', n);
   size_t qlen = space != NULL ? (size_t)(space - text) : n;
@@ -175,12 +170,17 @@ int rcupl_limits_parse_cpu_max(const char *text, size_t *cpus) {
   if (space == NULL || !rcupl_parse_positive(text, qlen, &quota) ||
       !rcupl_parse_positive(space + 1, n - qlen - 1, &period))
     return -EINVAL;
-  *cpus = rcupl_quota_cpus(quota, period);
+  *cpus = rcupl_quota_cpus(quota, period, exact);
   return 0;
 }
 
-int rcupl_limits_parse_cfs(const char *quota_text, const char *period_text,
-                           size_t *cpus) {
+int rcupl_limits_parse_cpu_max(const char *text, size_t *cpus) {
+  return rcupl_parse_cpu_max_exact(text, cpus, NULL);
+}
+
+static int rcupl_parse_cfs_exact(const char *quota_text,
+                                 const char *period_text, size_t *cpus,
+                                 double *exact) {
   size_t qn = rcupl_trimmed_len(quota_text),
          pn = rcupl_trimmed_len(period_text);
   uint64_t quota, period;
@@ -190,14 +190,19 @@ int rcupl_limits_parse_cfs(const char *quota_text, const char *period_text,
     return 0;
   }
   if (!rcupl_parse_positive(quota_text, qn, &quota)) return -EINVAL;
-  *cpus = rcupl_quota_cpus(quota, period);
+  *cpus = rcupl_quota_cpus(quota, period, exact);
   return 0;
+}
+
+int rcupl_limits_parse_cfs(const char *quota_text, const char *period_text,
+                           size_t *cpus) {
+  return rcupl_parse_cfs_exact(quota_text, period_text, cpus, NULL);
 }
 
 /* Reads one level's quota. Returns 1 and sets *cpus (0: no quota) when the
  * level has the file(s), 0 when it has none; a malformed file is logged and
  * counts as "none" at this level. */
-static int rcupl_read_level(const char *dir, bool v2, size_t *cpus) {
+static int rcupl_read_level(const char *dir, bool v2, struct rcupl_quota *q) {
   char path[PATH_MAX + 32], a[128], b[128] = "";
   const char *file = v2 ? "cpu.max" : "cpu.cfs_quota_us";
   if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
@@ -205,14 +210,14 @@ static int rcupl_read_level(const char *dir, bool v2, size_t *cpus) {
   if (!rcupl_limits_read_file(path, a, sizeof a)) return 0;
   int err;
   if (v2) {
-    err = rcupl_limits_parse_cpu_max(a, cpus);
+    err = rcupl_parse_cpu_max_exact(a, &q->cpus, &q->exact);
   } else {
     char ppath[PATH_MAX + 32];
     if (snprintf(ppath, sizeof ppath, "%s/cpu.cfs_period_us", dir) >=
             (int)sizeof ppath ||
         !rcupl_limits_read_file(ppath, b, sizeof b))
       b[0] = '\0';
-    err = rcupl_limits_parse_cfs(a, b, cpus);
+    err = rcupl_parse_cfs_exact(a, b, &q->cpus, &q->exact);
   }
   if (err != 0) {
     int an = (int)rcupl_trimmed_len(a), bn = (int)rcupl_trimmed_len(b);
@@ -231,23 +236,26 @@ static int rcupl_read_level(const char *dir, bool v2, size_t *cpus) {
 }
 
 /* Walks from mount/cgroup up to mount; the smallest quota wins. Returns
- * whether any level had the file(s); *cpus is 0 when none set a quota. */
+ * whether any level had the file(s); q->cpus is 0 when none set a quota. */
 static bool rcupl_walk_cgroup(const char *root, const char *mount,
-                              const char *cgroup, bool v2, size_t *cpus) {
+                              const char *cgroup, bool v2,
+                              struct rcupl_quota *q) {
   char rel[PATH_MAX];
   if (snprintf(rel, sizeof rel, "%s", cgroup) >= (int)sizeof rel) return false;
   size_t n = strlen(rel);
   while (n > 0 && rel[n - 1] == '/') rel[--n] = '\0'; /* "/" becomes "" */
   bool found = false;
-  *cpus = 0;
+  q->cpus = 0;
+  q->exact = 0;
   for (;;) {
     char dir[PATH_MAX + 64];
     if (snprintf(dir, sizeof dir, "%s%s%s", root, mount, rel) <
         (int)sizeof dir) {
-      size_t level;
+      struct rcupl_quota level = {0, 0};
       if (rcupl_read_level(dir, v2, &level)) {
         found = true;
-        if (level != 0 && (*cpus == 0 || level < *cpus)) *cpus = level;
+        if (level.cpus != 0 && (q->cpus == 0 || level.exact < q->exact))
+          *q = level;
       }
     }
     if (rel[0] == '\0') break;
@@ -293,30 +301,34 @@ static void rcupl_parse_self_cgroup(char *text, struct rcupl_self_cgroup *out) {
   }
 }
 
-size_t rcupl_limits_cgroup_cpus(const char *root) {
+void rcupl_limits_cgroup_quota(const char *root, struct rcupl_quota *q) {
   char self[4096], path[PATH_MAX + 32];
+  q->cpus = 0;
+  q->exact = 0;
   snprintf(path, sizeof path, "%s/proc/self/cgroup", root);
-  if (!rcupl_limits_read_file(path, self, sizeof self)) return 0;
+  if (!rcupl_limits_read_file(path, self, sizeof self)) return;
   struct rcupl_self_cgroup cg;
   rcupl_parse_self_cgroup(self, &cg);
-  size_t cpus = 0;
-  if (cg.have_v2 &&
-      rcupl_walk_cgroup(root, "/sys/fs/cgroup", cg.v2, true, &cpus))
-    return cpus;
+  if (cg.have_v2 && rcupl_walk_cgroup(root, "/sys/fs/cgroup", cg.v2, true, q))
+    return;
   if (cg.have_v1)
-    rcupl_walk_cgroup(root, "/sys/fs/cgroup/cpu", cg.v1, false, &cpus);
-  return cpus;
+    rcupl_walk_cgroup(root, "/sys/fs/cgroup/cpu", cg.v1, false, q);
 }
 
-void rcupl_limits_fork_prepare(void) { rcupl_mutex_lock(&limits_lock); }
-void rcupl_limits_fork_parent(void) { rcupl_mutex_unlock(&limits_lock); }
-void rcupl_limits_fork_child(void) { rcupl_mutex_unlock(&limits_lock); }
+size_t rcupl_limits_cgroup_cpus(const char *root) {
+  struct rcupl_quota q;
+  rcupl_limits_cgroup_quota(root, &q);
+  return q.cpus;
+}
+
+void rcupl_limits_quota(struct rcupl_quota *q) {
+  char root[PATH_MAX];
+  rcupl_machine_cgroup_root(root, sizeof root);
+  rcupl_limits_cgroup_quota(root, q);
+}
 
 size_t rcupl_limits_cpu_quota(void) {
-  char root[PATH_MAX];
-  rcupl_mutex_lock(&limits_lock);
-  rcupl_hold_point(RCUPL_HOLD_LIMITS_LOCK);
-  memcpy(root, cgroup_root, sizeof root);
-  rcupl_mutex_unlock(&limits_lock);
-  return rcupl_limits_cgroup_cpus(root);
+  struct rcupl_quota q;
+  rcupl_limits_quota(&q);
+  return q.cpus;
 }

@@ -14,22 +14,21 @@
 int rcupl_limits_check_threads(const char *call, size_t threads);
 
 /* The CPU quota of the process's cgroup in CPUs, 0 for none (LIMITS-1),
- * read now under the installed cgroup root. Reads a few small files: call
- * without manager locks. */
+ * read now under the machine's cgroup root (lib/machine.c). Reads a few
+ * small files: call without manager locks. */
 size_t rcupl_limits_cpu_quota(void);
 
-/* The root the cgroup files are read under (NULL or "": the real ones);
- * the test hook rcupl_cpus_set_cgroup_root() sets it. */
-void rcupl_limits_set_cgroup_root(const char *root);
+/* The same quota whole: cpus = ceil(exact), both 0 for none. */
+struct rcupl_quota {
+  size_t cpus;  /* in 1..RCUPOOL_MAX_THREADS, or 0: no quota */
+  double exact; /* quota / period of the binding level ("1.5") */
+};
+void rcupl_limits_quota(struct rcupl_quota *q);
+/* The same under an explicit root ("" : the real files). */
+void rcupl_limits_cgroup_quota(const char *root, struct rcupl_quota *q);
 
 /* True when `threads` more threads were just seen to start (LIMITS-2):
  * before a pool of threads + 1 threads starts. */
 bool rcupl_limits_threads_can_start(size_t threads);
-
-/* fork (lib/fork.c, FORK-2): prepare takes limits_lock (a leaf lock, held
- * for a copy of the cgroup root), parent and child release it. */
-void rcupl_limits_fork_prepare(void);
-void rcupl_limits_fork_parent(void);
-void rcupl_limits_fork_child(void);
 
 #endif /* RCUPOOL_LIB_LIMITS_INTERNAL_H */

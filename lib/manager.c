@@ -77,7 +77,8 @@ uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
 
 size_t rcupl_manager_default_threads(const rcupool_t *m) {
   return m->default_threads != 0 ? m->default_threads
-                                 : rcupl_cpus_thread_count();
+                                 : rcupl_cpus_thread_count(__atomic_load_n(
+                                       &m->default_rule, __ATOMIC_RELAXED));
 }
 
 /* A manager in *m with a first pool of default_threads threads (0:
@@ -86,19 +87,20 @@ size_t rcupl_manager_default_threads(const rcupool_t *m) {
  * with one_if_no_room, a first pool that cannot start its threads is
  * replaced by a pool of 1 thread, which starts none (MANAGER-6). For
  * rcupool_create() only. */
-static int rcupl_manager_init(rcupool_t *m, size_t default_threads,
+static int rcupl_manager_init(rcupool_t *m, size_t default_threads, int rule,
                               uint32_t idle_flags,
                               const rcupool_placement_t *pl, bool follow,
                               bool one_if_no_room) {
   memset(m, 0, sizeof(*m));
   CDS_INIT_LIST_HEAD(&m->pools);
   m->default_threads = default_threads;
+  __atomic_store_n(&m->default_rule, rule, __ATOMIC_RELAXED);
   m->idle_flags = idle_flags;
   m->placement = *pl;
   m->follow = follow && default_threads == 0;
   /* FOLLOW-1: the limits as they are now; the first parallel call checks
    * them again (follow_due_ns 0), later ones once a period. */
-  if (m->follow) rcupl_cpus_compute(&m->follow_last);
+  if (m->follow) rcupl_cpus_compute(&m->follow_last, rule);
   rcupl_warm_set(m, 0, 0); /* rcupl_manager_create sets the options' values */
   if (pthread_mutex_init(&m->writer, NULL) != 0) return -ENOMEM;
   if (pthread_mutex_init(&m->lock, NULL) != 0) {
@@ -160,6 +162,12 @@ static int rcupl_manager_create(const rcupool_options_t *opts, rcupool_t **out,
               (int)follow);
     return -EINVAL;
   }
+  int rule = opts != NULL ? opts->default_rule : RCUPOOL_DEFAULT_RULE_CORES;
+  if (rule != RCUPOOL_DEFAULT_RULE_CORES &&
+      rule != RCUPOOL_DEFAULT_RULE_PROCESSORS) {
+    rcupl_log(RCUPOOL_LOG_ERROR, "create: %d is not a default rule", rule);
+    return -EINVAL;
+  }
   rcupool_placement_t placement;
   memset(&placement, 0, sizeof placement);
   if (opts != NULL) {
@@ -177,7 +185,7 @@ static int rcupl_manager_create(const rcupool_options_t *opts, rcupool_t **out,
     rcupl_log(RCUPOOL_LOG_ERROR, "create: out of memory");
     return -ENOMEM;
   }
-  int err = rcupl_manager_init(m, threads, idle_flags, &placement,
+  int err = rcupl_manager_init(m, threads, rule, idle_flags, &placement,
                                follow != RCUPOOL_FOLLOW_OFF, one_if_no_room);
   if (err != 0) {
     free(m);

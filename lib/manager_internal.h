@@ -52,6 +52,10 @@ struct rcupool_manager {
   /* Immutable after create. The count of rcupool_reset(m, 0); 0: computed
    * by rcupl_cpus_thread_count() at each such reset (mask and quota of then). */
   size_t default_threads;
+  /* What the default count counts (RCUPOOL_DEFAULT_RULE_*). Atomic,
+   * relaxed: written by create and rcupool_set_default_rule(), read by
+   * each computation of the default count. */
+  int default_rule;
   /* Set once by rcupool_default() before it publishes the manager. */
   bool is_default;
   /* Immutable after create, normalised: the placement of every pool

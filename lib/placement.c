@@ -36,7 +36,9 @@
 #include <string.h>
 
 #include "classes.h"
+#include "cpuset.h"
 #include "log_internal.h"
+#include "machine.h"
 #include "placement.h"
 
 int rcupl_placement_check(const rcupool_placement_t *pl) {

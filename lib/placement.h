@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "classes.h"
+#include "cpuset.h"
 #include "rcupool/rcupool.h"
 
 /* 0 when pl is a placement (a policy of rcupool_place_t; RCUPOOL_PLACE_CPUS

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The library's private test hooks (failure injection, lib/fault.c; the
- * cgroup root of the default size, lib/cpus.c; the cgroup quota's readers,
+ * machine root, lib/machine.c and lib/cpus.c; the cgroup quota's readers,
  * lib/limits.c), for rcupool's own tests. Defined in the library because
  * they steer its code; not installed, not exported from the shared library
  * (hidden symbols: a test that calls them links the library statically).
@@ -35,7 +35,7 @@ extern "C" {
 #define RCUPL_HOLD_SITE_RECLAIM_QUEUE 6
 #define RCUPL_HOLD_SITE_GP_GATE 7
 #define RCUPL_HOLD_SITE_LOG_QUEUE 8
-#define RCUPL_HOLD_SITE_LIMITS_LOCK 9
+#define RCUPL_HOLD_SITE_MACHINE_LOCK 9
 #define RCUPL_HOLD_SITE_CPUS_LOCK 10
 #define RCUPL_HOLD_SITE_MEMB_FORK_LOCK 11 /* memb builds only */
 #define RCUPL_HOLD_SITE_RESET_RETIRE 12   /* writer held, retire not queued */
@@ -49,13 +49,26 @@ typedef bool (*rcupl_fault_hook_fn)(void *ctx, int site);
  * that allocate or create pools: install it while the library is idle. */
 void rcupl_fault_set_hook(rcupl_fault_hook_fn fn, void *ctx);
 
-/* --- the default size (lib/cpus.c) and the cgroup quota (lib/limits.c) --- */
+/* --- the machine (lib/machine.c), the default size (lib/cpus.c), the
+ * cgroup quota (lib/limits.c) --- */
 
-/* Test hook: read the cgroup files (proc/self/cgroup, sys/fs/cgroup/...)
- * under `root` instead of "/" for every later default count (rcupool_create
- * with 0 threads, rcupool_reset(m, 0)); NULL or "" restores the real files.
- * Also forgets the last sizing line logged, so the next count is logged at
- * info level again. Threads: any. Blocks: briefly (a library mutex). */
+/* Test hook, the machine seam: every file the library reads about the
+ * machine is read under `root` ("<root>/sys/devices/system/cpu/...",
+ * "<root>/sys/devices/cpu_atom/cpus", "<root>/proc/self/cgroup",
+ * "<root>/sys/fs/cgroup/..."), and the affinity mask the default count
+ * and rcupool_describe() see is the Cpus_allowed_list line of
+ * <root>/proc/self/status (the real mask where that file is missing;
+ * workers are always bound with the real one). cpuinfo is not asked
+ * under a fake root. NULL or "" restores the real machine. Computes the
+ * classes again (rcupl_classes_reload) and forgets the last sizing line
+ * logged, so the next count is logged at info level again. Call while the
+ * library is idle (no pool being created, no classes being read). */
+void rcupl_machine_set_root(const char *root);
+
+/* Test hook: read the cgroup files alone under `root` (the rest of the
+ * machine stays as rcupl_machine_set_root left it); NULL or "" makes them
+ * follow the machine root again. Also forgets the last sizing line logged.
+ * Threads: any. Blocks: briefly (a library mutex). */
 void rcupl_cpus_set_cgroup_root(const char *root);
 
 /* The CPU quota of the process's cgroup as read under root ("" for the real
@@ -72,10 +85,10 @@ int rcupl_limits_parse_cfs(const char *quota, const char *period, size_t *cpus);
 
 /* --- core classes (lib/classes.c) and following (lib/follow.c) --- */
 
-/* Test hook: computes the CPU classes again, reading RCUPOOL_CPU_CLASSES
- * now and the sysfs files (sys/devices/system/cpu/...) under `root` (NULL
- * or "": the real ones; under another root cpuinfo is not asked), and the
- * CPUs online under it too. Call while the library is idle. */
+/* Test hook: installs `root` as the machine root (as
+ * rcupl_machine_set_root, without forgetting the sizing line) and
+ * computes the CPU classes again, reading RCUPOOL_CPU_CLASSES now. Call
+ * while the library is idle. */
 void rcupl_classes_reload(const char *root);
 
 /* Test hook: how long a manager waits between two checks of its limits

@@ -119,7 +119,7 @@ TEST(RcupoolCpuClass, EnvironmentSetsEachCpusClassAndTheReverse) {
             RCUPOOL_CLASS_NONE);
 }
 
-TEST(RcupoolCpuClass, DetectionTakesCpuCapacityUpperHalfAsPerformance) {
+TEST(RcupoolCpuClass, DetectionTakesTheCpuCapacityTierAboveTheLittleOnesAsPerformance) {
   FakeSysfs fs;
   fs.Write("present", "0-3\n");
   fs.Write("online", "0-3\n");
@@ -155,6 +155,117 @@ TEST(RcupoolCpuClass, DetectionOfEqualCpusIsOneClassPerformance) {
   Classes c(nullptr, fs.path());
   EXPECT_EQ(rcupool_cpu_class(0), RCUPOOL_CLASS_PERFORMANCE);
   EXPECT_EQ(rcupool_cpu_class(1), RCUPOOL_CLASS_PERFORMANCE);
+}
+
+// The class rule of lib/classes.c on the shapes of real machines (the
+// zoo, tests/zoo, has them whole).
+TEST(RcupoolCpuClass, DetectionOfThreeCapacityTiersMakesMidAndBigPerformance) {
+  FakeSysfs fs;
+  fs.Write("present", "0-7\n");
+  fs.Write("online", "0-7\n");
+  const char *cap[] = {"160", "160", "160", "160", "498", "498", "1024", "1024"};
+  for (int i = 0; i < 8; i++)
+    fs.Write("cpu" + std::to_string(i) + "/cpu_capacity", cap[i]);
+  Classes c(nullptr, fs.path());
+  for (unsigned i = 0; i < 4; i++)
+    EXPECT_EQ(rcupool_cpu_class(i), RCUPOOL_CLASS_EFFICIENCY) << i;
+  for (unsigned i = 4; i < 8; i++)
+    EXPECT_EQ(rcupool_cpu_class(i), RCUPOOL_CLASS_PERFORMANCE) << i;
+}
+
+TEST(RcupoolCpuClass, DetectionKeepsFavouredCoresFourPercentApartOneClass) {
+  FakeSysfs fs;
+  fs.Write("present", "0-3\n");
+  const char *khz[] = {"4800000", "4800000", "4600000", "4600000"};
+  for (int i = 0; i < 4; i++)
+    fs.Write("cpu" + std::to_string(i) + "/cpufreq/cpuinfo_max_freq", khz[i]);
+  Classes c(nullptr, fs.path());
+  for (unsigned i = 0; i < 4; i++)
+    EXPECT_EQ(rcupool_cpu_class(i), RCUPOOL_CLASS_PERFORMANCE) << i;
+}
+
+TEST(RcupoolCpuClass, DetectionKeepsCppcRankingsInSmallStepsOneClass) {
+  FakeSysfs fs;
+  fs.Write("present", "0-15\n");
+  for (int i = 0; i < 16; i++)  // 166, 171, ... 236: a 16-core desktop
+    fs.Write("cpu" + std::to_string(i) + "/acpi_cppc/highest_perf",
+             std::to_string(i < 15 ? 166 + 5 * i : 236));
+  Classes c(nullptr, fs.path());
+  for (unsigned i = 0; i < 16; i++)
+    EXPECT_EQ(rcupool_cpu_class(i), RCUPOOL_CLASS_PERFORMANCE) << i;
+}
+
+TEST(RcupoolCpuClass, DetectionLooksPastASourceGivingEveryCpuTheSameValue) {
+  FakeSysfs fs;
+  fs.Write("present", "0-7\n");
+  const char *khz[] = {"1804800", "1804800", "1804800", "2419200",
+                       "2419200", "2419200", "2419200", "2841600"};
+  for (int i = 0; i < 8; i++) {
+    fs.Write("cpu" + std::to_string(i) + "/cpu_capacity", "1024");
+    fs.Write("cpu" + std::to_string(i) + "/cpufreq/cpuinfo_max_freq", khz[i]);
+  }
+  Classes c(nullptr, fs.path());
+  for (unsigned i = 0; i < 3; i++)
+    EXPECT_EQ(rcupool_cpu_class(i), RCUPOOL_CLASS_EFFICIENCY) << i;
+  for (unsigned i = 3; i < 8; i++)
+    EXPECT_EQ(rcupool_cpu_class(i), RCUPOOL_CLASS_PERFORMANCE) << i;
+}
+
+TEST(RcupoolCpuClass, DetectionByMidrMakesEveryBigTierPerformance) {
+  FakeSysfs fs;
+  fs.Write("present", "0-7\n");
+  for (int i = 0; i < 8; i++) {
+    // 4x Cortex-X4 (0xd82) above 4x Cortex-A720 (0xd81): no little core.
+    fs.Write("cpu" + std::to_string(i) + "/regs/identification/midr_el1",
+             i < 4 ? "0x00000000410fd810" : "0x00000000410fd820");
+    fs.Write("cpu" + std::to_string(i) + "/cpufreq/cpuinfo_max_freq",
+             i < 4 ? "2000000" : "3250000");
+  }
+  Classes c(nullptr, fs.path());
+  for (unsigned i = 0; i < 8; i++)
+    EXPECT_EQ(rcupool_cpu_class(i), RCUPOOL_CLASS_PERFORMANCE) << i;
+}
+
+TEST(RcupoolCpuClass, DetectionByMidrMakesLittleCoresEfficiencyWhateverTheirCapacity) {
+  FakeSysfs fs;
+  fs.Write("present", "0-3\n");
+  // 2x Cortex-A510 (0xd46) and 2x Cortex-A715 (0xd4d), capacities alike.
+  for (int i = 0; i < 4; i++) {
+    fs.Write("cpu" + std::to_string(i) + "/regs/identification/midr_el1",
+             i < 2 ? "0x00000000411fd460" : "0x00000000411fd4d0");
+    fs.Write("cpu" + std::to_string(i) + "/cpu_capacity", "1024");
+  }
+  Classes c(nullptr, fs.path());
+  EXPECT_EQ(rcupool_cpu_class(0), RCUPOOL_CLASS_EFFICIENCY);
+  EXPECT_EQ(rcupool_cpu_class(1), RCUPOOL_CLASS_EFFICIENCY);
+  EXPECT_EQ(rcupool_cpu_class(2), RCUPOOL_CLASS_PERFORMANCE);
+  EXPECT_EQ(rcupool_cpu_class(3), RCUPOOL_CLASS_PERFORMANCE);
+}
+
+TEST(RcupoolCpuClass, DetectionByHybridListsMakesAtomCpusEfficiency) {
+  FakeSysfs fs;
+  fs.Write("present", "0-5\n");
+  fs.Write("../../cpu_core/cpus", "0-3\n");
+  fs.Write("../../cpu_atom/cpus", "4-5\n");
+  for (int i = 0; i < 6; i++)  // frequencies that alone would say otherwise
+    fs.Write("cpu" + std::to_string(i) + "/cpufreq/cpuinfo_max_freq",
+             i == 0 ? "5000000" : "3800000");
+  Classes c(nullptr, fs.path());
+  for (unsigned i = 0; i < 4; i++)
+    EXPECT_EQ(rcupool_cpu_class(i), RCUPOOL_CLASS_PERFORMANCE) << i;
+  EXPECT_EQ(rcupool_cpu_class(4), RCUPOOL_CLASS_EFFICIENCY);
+  EXPECT_EQ(rcupool_cpu_class(5), RCUPOOL_CLASS_EFFICIENCY);
+}
+
+TEST(RcupoolCpuClass, EnvironmentNamingACpuNotPresentWarnsAndGivesItNoClass) {
+  FakeSysfs fs;
+  fs.Write("present", "0-1\n");
+  rcupool_test::LogRecorder log;
+  Classes c("0:efficiency,1000:performance", fs.path());
+  EXPECT_EQ(rcupool_cpu_class(0), RCUPOOL_CLASS_EFFICIENCY);
+  EXPECT_EQ(rcupool_cpu_class(1), RCUPOOL_CLASS_PERFORMANCE);
+  EXPECT_EQ(rcupool_cpu_class(1000), RCUPOOL_CLASS_NONE);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "not present (1000)"), 1u);
 }
 
 TEST(RcupoolCpuClass, MalformedEnvironmentIsLoggedAndDetectionStands) {

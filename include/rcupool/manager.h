@@ -77,9 +77,10 @@ typedef enum rcupool_follow {
 typedef struct rcupool_options {
   /* Thread count of the first pool and of rcupool_reset(m, 0). 0: the
    * default count, computed at create and again at every
-   * rcupool_reset(m, 0): cpuinfo's performance cores in the calling
-   * thread's affinity mask, capped by the cgroup CPU quota
-   * (docs/default-size.md). At most RCUPOOL_MAX_THREADS. */
+   * rcupool_reset(m, 0) by default_rule: by default the performance cores
+   * (the kernel's topology) in the calling thread's affinity mask, capped
+   * by the cgroup CPU quota (docs/default-size.md). At most
+   * RCUPOOL_MAX_THREADS. */
   size_t threads;
   /* Appended fields (those above keep their offsets). */
   /* The idle policy (RCUPOOL_IDLE_DEFAULT: the library's); change it later
@@ -118,7 +119,21 @@ typedef struct rcupool_options {
    * RCUPOOL_PLACE_NONE); the pools of rcupool_reset() and
    * rcupool_pin_sized() have it. rcupool_pin_placed() takes another. */
   rcupool_placement_t placement;
+  /* What a default count (threads 0) counts: RCUPOOL_DEFAULT_RULE_CORES
+   * (0, the default) or RCUPOOL_DEFAULT_RULE_PROCESSORS. Change it later
+   * with rcupool_set_default_rule(). */
+  int default_rule;
 } rcupool_options_t;
+
+/* The rules of the default count (rcupool_options_t.default_rule,
+ * rcupool_set_default_rule(); docs/default-size.md). CORES: the
+ * performance cores with a CPU in the affinity mask and online (every core
+ * there if none is a performance core), ExecuTorch's "performance cores"
+ * count. PROCESSORS: every CPU of the affinity mask that is online
+ * (logical processors: SMT siblings each count), ExecuTorch's own default.
+ * Both are capped by the cgroup CPU quota, rounded up. */
+#define RCUPOOL_DEFAULT_RULE_CORES 0
+#define RCUPOOL_DEFAULT_RULE_PROCESSORS 1
 
 #define RCUPOOL_WARM_MS_DEFAULT 1000u
 #define RCUPOOL_WARM_POOLS_DEFAULT 8u
@@ -182,12 +197,15 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * default size is RCUPOOL_NUM_THREADS when that holds a decimal count in
  * 1..RCUPOOL_MAX_THREADS (read once, by the first call); any other value is
  * logged at warning level and ignored. Without it, the default count is
- * cpuinfo's performance cores in the calling thread's affinity mask
- * (sched_getaffinity), capped by the CPU quota of the process's cgroup
- * (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us), at least 1; it is
- * computed again by every rcupool_reset(m, 0). How it was chosen is logged
- * at info level ("default size 1 thread: 2 performance cores in the
- * affinity mask of 2 CPUs; cgroup quota 1 CPU"). Its placement is
+ * the performance cores (grouped by the kernel's topology, else cpuinfo's)
+ * with a CPU in the calling thread's affinity mask (sched_getaffinity)
+ * that is online, capped by the CPU quota of the process's cgroup (v2
+ * cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us) rounded up, at least
+ * 1 (rcupool_set_default_rule() can make it count processors instead); it
+ * is computed again by every rcupool_reset(m, 0). How it was chosen is
+ * logged at info level ("default size 1 thread: 2 performance cores
+ * (kernel topology) in the affinity mask of 2 CPUs; cgroup quota 1 CPU ->
+ * 1 thread"). Its placement is
  * RCUPOOL_PLACEMENT's (rcupool_placement_parse() syntax; none when unset or
  * malformed, which is logged at warning level); RCUPOOL_FOLLOW=0 stops it
  * following the CPU limits (rcupool_follow_t; any value but 0 and 1 is
@@ -309,6 +327,34 @@ RCUPOOL_API uint64_t rcupool_generation(rcupool_t *m);
  * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_set_idle(rcupool_t *m, rcupool_idle_t idle);
+
+/*
+ * Sets the rule of m's default count (RCUPOOL_DEFAULT_RULE_CORES or
+ * RCUPOOL_DEFAULT_RULE_PROCESSORS), for every later computation of it:
+ * rcupool_reset(m, 0), the following of the CPU limits, a sized pin of 0.
+ * When m's count was not chosen (created with threads 0, and not since
+ * reset to a count; for the default manager: RCUPOOL_NUM_THREADS unset),
+ * m also resets to the default count by the new rule now, as following
+ * would. A chosen count stays as it is.
+ * Returns: 0, or -EINVAL (m NULL, or rule not a RCUPOOL_DEFAULT_RULE_*;
+ *   nothing changed), or an error of that reset (-ENOMEM, -EAGAIN: the
+ *   rule is set, the current pool unchanged).
+ * Threads: any thread but a task of m's (the reset may start threads).
+ * Blocks: yes, as rcupool_reset(m, 0) (a few small files, and a new
+ *   pool's threads starting).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_set_default_rule(rcupool_t *m, int rule);
+
+/*
+ * m's default rule.
+ * Returns: RCUPOOL_DEFAULT_RULE_CORES or RCUPOOL_DEFAULT_RULE_PROCESSORS;
+ *   RCUPOOL_DEFAULT_RULE_CORES if m is NULL.
+ * Threads: any.
+ * Blocks: no (one atomic load).
+ * Lifetime: no pointers kept.
+ */
+RCUPOOL_API int rcupool_default_rule(rcupool_t *m);
 
 /*
  * m's idle policy.

@@ -6,6 +6,10 @@
 #
 #   destroy_on_reset.patch  the old pool is destroyed at reset, pins or not
 #   keep_forever.patch      retired pools are never freed
+#   midpoint_classes.patch  core classes by the rule before issue 37: a split
+#                           at the midpoint of the first source's values, no
+#                           MIDR, no hybrid lists (the zoo and the class
+#                           cases of placement_test must catch it)
 #
 # Usage: tests/broken/run.sh [patch-name...]   (default: all)
 # Prints one line per variant and "N passed, N failed" (a variant passes
@@ -17,9 +21,10 @@ cd "$root"
 declare -A expect
 expect[destroy_on_reset]="//tests:pin_test //tests:reset_test //tests:parallel_test"
 expect[keep_forever]="//tests:reclaim_test //tests:reset_test //tests:pin_test"
+expect[midpoint_classes]="//tests/zoo:zoo_test //tests:placement_test"
 
 variants=("$@")
-[ ${#variants[@]} -eq 0 ] && variants=(destroy_on_reset keep_forever)
+[ ${#variants[@]} -eq 0 ] && variants=(destroy_on_reset keep_forever midpoint_classes)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

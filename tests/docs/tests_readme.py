@@ -8,8 +8,8 @@
                                          tree gives (//tests/docs:tests_readme_test)
 
 Every file under tests/ is listed (BUILD files, __pycache__ and the files
-of a folder that holds only data, such as fuzz/corpus/, which its folder's
-line covers, are not), folder by folder, as the section already orders
+of a folder that holds only data, such as fuzz/corpus/ or zoo/machines/,
+which its folder's line covers, are not), folder by folder, as the section already orders
 them; a file that is gone loses its line. Each line keeps the description
 the section gives it; a new file or folder gets the first sentence of its
 own opening comment (of its BUILD file for a folder), which can then be
@@ -155,10 +155,18 @@ def tree_files(root):
     return files
 
 
+DATA_SUFFIXES = (".machine",)  # zoo/machines/: one real machine a file
+
+
+def is_data(name):
+    """A data file: no dot in its name (fuzz/corpus/), or a data suffix."""
+    return "." not in name or name.endswith(DATA_SUFFIXES)
+
+
 def data_only(folder, files):
-    """A folder of data files (no file name with a dot: fuzz/corpus/)."""
+    """A folder of data files only (fuzz/corpus/, zoo/machines/)."""
     inside = [f for f in files if os.path.dirname(f) == folder]
-    return inside and not any("." in os.path.basename(f) for f in inside)
+    return inside and all(is_data(os.path.basename(f)) for f in inside)
 
 
 def generate(root, old):

@@ -222,7 +222,7 @@ TEST_P(RcupoolForkWhileHeld, ChildCanResetPinTrimAndDestroy) {
       case RCUPL_HOLD_SITE_LOG_QUEUE:
         rcupool_unpin(&empty);  // a warning
         break;
-      case RCUPL_HOLD_SITE_LIMITS_LOCK:  // the default count
+      case RCUPL_HOLD_SITE_MACHINE_LOCK:  // the default count
       case RCUPL_HOLD_SITE_CPUS_LOCK:
         EXPECT_EQ(rcupool_reset(other, 0), 0);
         break;
@@ -245,7 +245,7 @@ INSTANTIATE_TEST_SUITE_P(
                       HeldLock{"reclaim_queue", RCUPL_HOLD_SITE_RECLAIM_QUEUE},
                       HeldLock{"gp_gate", RCUPL_HOLD_SITE_GP_GATE},
                       HeldLock{"log_queue", RCUPL_HOLD_SITE_LOG_QUEUE},
-                      HeldLock{"limits_lock", RCUPL_HOLD_SITE_LIMITS_LOCK},
+                      HeldLock{"machine_lock", RCUPL_HOLD_SITE_MACHINE_LOCK},
                       HeldLock{"cpus_lock", RCUPL_HOLD_SITE_CPUS_LOCK},
                       HeldLock{"memb_fork_lock",
                                RCUPL_HOLD_SITE_MEMB_FORK_LOCK}),
