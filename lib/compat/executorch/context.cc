@@ -29,6 +29,36 @@ Context &ThisThread() {
   return context;
 }
 
+namespace {
+
+#ifdef EXECUTORCH_THREADPOOL_USE_PERFORMANCE_CORES
+constexpr int kDefaultRule = RCUPOOL_DEFAULT_RULE_CORES;
+#else
+constexpr int kDefaultRule = RCUPOOL_DEFAULT_RULE_PROCESSORS;
+#endif
+
+int ApplyDefaultRule(rcupool_t *m) {
+  if (rcupool_default_rule(m) == kDefaultRule) return 0;
+  int err = rcupool_set_default_rule(m, kDefaultRule);
+  if (err != 0)
+    rcupool_log(RCUPOOL_LOG_WARN,
+                "executorch threadpool: cannot count the default as "
+                "ExecuTorch does (%d); the current pool stays",
+                err);
+  return err;
+}
+
+}  // namespace
+
+rcupool_t *Manager() {
+  rcupool_t *m = rcupool_default();
+  if (m == nullptr) return nullptr;
+  // Once per process (a thread-safe static); later calls only read it.
+  static const int applied = ApplyDefaultRule(m);
+  (void)applied;
+  return m;
+}
+
 }  // namespace rcupool_et
 
 namespace executorch {
@@ -44,7 +74,7 @@ void NoThreadPoolGuard::set_enabled(bool enabled) {
 }
 
 UseNThreadsThreadPoolGuard::UseNThreadsThreadPoolGuard(size_t num_threads) {
-  rcupool_t *m = rcupool_default();
+  rcupool_t *m = rcupool_et::Manager();
   int err = m != nullptr ? rcupool_pin_sized(m, num_threads, &pin_) : -ENOMEM;
   if (err != 0) {
     rcupool_log(RCUPOOL_LOG_WARN,

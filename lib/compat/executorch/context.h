@@ -20,6 +20,15 @@ struct Context {
 // The calling thread's context. Never blocks, never allocates.
 Context &ThisThread();
 
+// The process's manager, rcupool_default(), with ExecuTorch's default rule
+// applied once (ETTP-4, threadpool.cc): every logical processor of the
+// mask, or the performance cores when built with
+// EXECUTORCH_THREADPOOL_USE_PERFORMANCE_CORES. nullptr only when the
+// manager cannot be created (out of memory). The first call may reset the
+// default manager (a few files read, threads started); later calls are an
+// atomic load and a static's guard.
+rcupool_t *Manager();
+
 }  // namespace rcupool_et
 
 #endif  // RCUPOOL_LIB_COMPAT_EXECUTORCH_CONTEXT_H

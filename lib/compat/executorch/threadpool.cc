@@ -15,6 +15,15 @@
  *       section, or by rcupool_parallelize_1d(), which reads it inside a
  *       section and holds a dispatch reference, not a section, while the
  *       tasks run; no lock of ours is taken on any path.
+ *   ETTP-4. The default count is ExecuTorch's own: every logical processor
+ *       of the affinity mask (RCUPOOL_DEFAULT_RULE_PROCESSORS), or its
+ *       performance cores when this file is built with
+ *       EXECUTORCH_THREADPOOL_USE_PERFORMANCE_CORES, as ExecuTorch's
+ *       threadpool.cpp is. The rule is set on the default manager once,
+ *       by the first call of this API that reaches the manager
+ *       (rcupool_et::Manager(), context.cc),
+ *       before any pool of that call is read; a count that was chosen
+ *       (RCUPOOL_NUM_THREADS, a reset to n > 0) is left as it is.
  */
 #include <executorch/extension/threadpool/threadpool.h>
 
@@ -60,7 +69,7 @@ void ThreadPool::run_task(void (*task)(void *, size_t), void *ctx,
 }
 
 ThreadPool *get_threadpool() {
-  rcupool_t *m = rcupool_default();
+  rcupool_t *m = rcupool_et::Manager();
   if (m == nullptr) {
     // Out of memory (a lack of threads still gives a manager, MANAGER-6):
     // ExecuTorch's callers dereference the result unchecked.
@@ -78,7 +87,7 @@ pthreadpool_t get_pthreadpool() {
   const rcupool_et::Context &c = rcupool_et::ThisThread();
   if (c.no_pool) return nullptr;
   if (c.pin != nullptr) return rcupool_pin_pthreadpool(c.pin);
-  rcupool_t *m = rcupool_default();
+  rcupool_t *m = rcupool_et::Manager();
   if (m == nullptr) return nullptr;
   rcupool_read_lock();
   pthreadpool_t tp = rcupool_current(m);
@@ -90,7 +99,7 @@ PinnedPthreadpool get_pinned_pthreadpool() {
   PinnedPthreadpool handle;
   const rcupool_et::Context &c = rcupool_et::ThisThread();
   if (c.no_pool) return handle;
-  rcupool_t *m = rcupool_default();
+  rcupool_t *m = rcupool_et::Manager();
   if (m == nullptr) return handle;
   // Inside a guard: a pin of the guard's size, which is the guard's own
   // pool (rcupool keeps at most one live pool per size).
