@@ -95,19 +95,22 @@ struct rcupl_pool {
 
   /* Atomic; on its own cache line: the only fields pins write. */
   _Alignas(RCUPL_CACHELINE) size_t refs;
-  /* Atomic: the pool's last use, CLOCK_MONOTONIC ns (rcupl_pool_stamp_use),
-   * from which its linger is measured (warm.c, WARM-3). Stored, relaxed,
+  /* Atomic: the pool's last use, CLOCK_MONOTONIC_COARSE ns (clock.h: at
+   * most rcupl_coarse_lag_ns() before the use; rcupl_pool_stamp_use), from
+   * which its linger is measured (warm.c, WARM-3). Stored, relaxed,
    * by an unpin and by a dispatch just before they drop their reference
    * (whose release orders it), and by a retire callback under
    * manager->lock; read by the warm pass after an acquire load of refs. */
   uint64_t last_use;
 };
 
-/* Records now as p's last use (WARM-3). Called just before a reference
- * that may be the last use is dropped: an unpin's (PIN-2: on the pool's own
- * line, never the manager), a dispatch's, a retire callback's. */
+/* Records now as p's last use (WARM-3), on the coarse clock: the stamp is
+ * on the unpin's fast path, where a precise read would cost twice the
+ * refcount (clock.h). Called just before a reference that may be the last
+ * use is dropped: an unpin's (PIN-2: on the pool's own line, never the
+ * manager), a dispatch's, a retire callback's. */
 static inline void rcupl_pool_stamp_use(struct rcupl_pool *p) {
-  __atomic_store_n(&p->last_use, rcupl_now_ns(), __ATOMIC_RELAXED);
+  __atomic_store_n(&p->last_use, rcupl_coarse_now_ns(), __ATOMIC_RELAXED);
 }
 
 /* Creates a pool of `threads` threads placed by `pl` (normalised; its

@@ -91,9 +91,11 @@ typedef struct rcupool_options {
    * warm_ms (0: RCUPOOL_WARM_MS_DEFAULT): a warm pool goes warm_ms after
    * its last use: its last unpin, the end of the last parallel call on it,
    * or the grace period after the reset that retired it, however long it
-   * was pinned before. Timed on CLOCK_MONOTONIC, plus the wake-up of the
+   * was pinned before. Timed on CLOCK_MONOTONIC, never shorter; the
+   * last use is stamped from its coarse twin, so a pool may stay up to two
+   * scheduler ticks longer (8 ms at 250 Hz), plus the wake-up of the
    * library's reclaim thread (measured: under 2 ms; rcupool's tests allow
-   * 100 ms).
+   * 100 ms in all).
    * warm_pools (0: RCUPOOL_WARM_POOLS_DEFAULT): how many warm pools at
    * most, at every moment: the pools the manager holds off current count
    * as they are pinned or retiring too (each turns warm by itself), and

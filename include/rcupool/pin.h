@@ -160,7 +160,7 @@ RCUPOOL_API int rcupool_pin_placed(rcupool_t *m, size_t threads,
  * its own.
  * Returns: nothing.
  * Threads: any; one pin must not be unpinned by two threads at once.
- * Blocks: no (a read of CLOCK_MONOTONIC and one atomic decrement). An
+ * Blocks: no (a read of CLOCK_MONOTONIC_COARSE and one atomic decrement). An
  *   unpin that drops a pool's very last reference (a pool its manager has
  *   already let go, such as a fork child's orphan) takes the reclaim
  *   queue's short lock, and starts the reclaim thread if it is not
