@@ -19,9 +19,11 @@ static inline void rcupl_fork_settle(rcupool_t *m) {
 }
 
 /* rcupool_reset() to `threads` (resolved, non-zero), entered with
- * m->writer held, which it releases (on every path). settling: called to
+ * m->writer held, which it releases (on every path). chosen: m->chosen
+ * from a success on (RESET-6; unchanged on error). settling: called to
  * settle a stale fork child. Returns 0 or a negative errno. For reset.c
  * and for lib/follow.c's reset that follows the limits. */
-int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling);
+int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool chosen,
+                            bool settling);
 
 #endif /* RCUPOOL_LIB_RESET_H */

@@ -190,10 +190,12 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * computed again by every rcupool_reset(m, 0). How it was chosen is logged
  * at info level ("default size 1 thread: 2 performance cores in the
  * affinity mask of 2 CPUs; cgroup quota 1 CPU"). Its placement is
- * RCUPOOL_PLACEMENT's (rcupool_placement_parse() syntax; none when unset or
- * malformed, which is logged at warning level); RCUPOOL_FOLLOW=0 stops it
- * following the CPU limits (rcupool_follow_t; any value but 0 and 1 is
- * logged and ignored).
+ * RCUPOOL_PLACEMENT's (rcupool_placement_parse() syntax; none when unset,
+ * malformed or with no CPU in the affinity mask and online, the last two
+ * logged at warning level); RCUPOOL_FOLLOW=0 stops it following the CPU
+ * limits (rcupool_follow_t; any value but 0 and 1 is logged and ignored).
+ * Every variable is read as docs/environment.md says: blanks around the
+ * value allowed, names without case.
  *
  * Where no thread can start (RLIMIT_NPROC as `ulimit -u` sets it, a pids
  * cgroup), the manager still comes up: its first pool has 1 thread, which
