@@ -90,13 +90,13 @@ void rcupl_pool_get_dispatch(struct rcupl_pool *p) {
   if (old == 0) rcupl_die("parallelize: pool %p reached at refs 0", (void *)p);
 }
 
-bool rcupl_pool_put_dispatch(struct rcupl_pool *p) {
+size_t rcupl_pool_put_dispatch(struct rcupl_pool *p) {
   rcupl_pool_stamp_use(p); /* WARM-3: the linger starts at the last use */
   size_t old =
       __atomic_fetch_sub(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_ACQ_REL);
   if (old < RCUPL_DISPATCH_REF)
     rcupl_die("dispatch reference underflow on pool %p", (void *)p);
-  return old == RCUPL_DISPATCH_REF;
+  return old - RCUPL_DISPATCH_REF;
 }
 
 void rcupl_pool_check(const struct rcupl_pool *p, const char *where) {

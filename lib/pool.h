@@ -154,12 +154,14 @@ static inline bool rcupl_pool_put(struct rcupl_pool *p) {
 
 /* One dispatch reference (see the top of this file). Taken only where the
  * pool cannot be at zero (inside a read-side section on the current pool,
- * or on a pool the caller's scope pin holds); put returns true if it was
- * the pool's last reference: the caller then hands it to the reclaim
- * thread (rcupl_reclaim_free_later) and touches it no more. */
+ * or on a pool the caller's scope pin holds); put returns the refs it left
+ * (dispatch references included): 0 if it was the pool's last reference,
+ * and the caller then hands it to the reclaim thread
+ * (rcupl_reclaim_free_later); 1 if only the manager's (or a pin's) is left.
+ * Either way the caller touches the pool no more. */
 #define RCUPL_DISPATCH_REF ((size_t)1 << 32)
 void rcupl_pool_get_dispatch(struct rcupl_pool *p);
-bool rcupl_pool_put_dispatch(struct rcupl_pool *p);
+size_t rcupl_pool_put_dispatch(struct rcupl_pool *p);
 
 /* Joins the pool's threads (or keeps a fork orphan's pthreadpool, POOL-5).
  * Called only on the reclaim thread (reclaim.c), with no lock held, by the

@@ -55,14 +55,19 @@
  *   WARM-5. The limit holds the moment a pool turns warm. The pools a
  *       manager holds off current (warm, pinned, retiring, dispatched) each
  *       turn warm by themselves (an unpin, a grace period, a dispatch's
- *       end), where nothing can look at the limit. So wherever one may join
- *       them (a sized pin starting a pool, a reset retiring one) and at
- *       every pass, rcupl_warm_limit_locked() lets the longest unused warm
- *       ones go until those pools number at most warm_max: then however
- *       many of them turn warm, at most warm_max are. Only when pins (or
- *       retires) alone hold more than warm_max pools off current can more
- *       than warm_max be warm, and then only until the next pass, at most
- *       warm_ns after their unpins (WARM-4). With RCUPOOL_WARM_NONE
+ *       end). So wherever one may join them (a sized pin starting a pool,
+ *       a reset retiring one) and at every pass, rcupl_warm_limit_locked()
+ *       lets the longest unused warm ones go until those pools number at
+ *       most warm_max: then however many of them turn warm, at most
+ *       warm_max are. When more than warm_max are held by something that
+ *       is not a pin, the end of that hold applies the limit again: a
+ *       grace period's at the pass after its batch (WARM-4), a dispatch's
+ *       in its own thread (PARALLEL-6). Only when pins alone hold more than
+ *       warm_max pools off current can more than warm_max be warm, and
+ *       then only until the next pass, at most warm_ns after their unpins
+ *       (WARM-4): an unpin stays a store and a decrement (PIN-2), with no
+ *       lock and no wake-up, and a holder that keeps that many pins chose
+ *       those pools. With RCUPOOL_WARM_NONE
  *       (warm_max 0) a retired pool goes at the pass after its grace
  *       period, a pinned one at the first pass after its last unpin.
  */
@@ -179,6 +184,14 @@ size_t rcupl_warm_limit_locked(rcupool_t *m, struct rcupl_work **chain) {
     released++;
   }
   return released;
+}
+
+void rcupl_warm_limit_now(rcupool_t *m) {
+  struct rcupl_work *chain = NULL;
+  rcupl_mutex_lock(&m->lock);
+  if (m->current != NULL) rcupl_warm_limit_locked(m, &chain);
+  rcupl_mutex_unlock(&m->lock);
+  rcupl_warm_free(chain);
 }
 
 /* WARM-3 and WARM-5 over m's pools. Called with m->lock held. */

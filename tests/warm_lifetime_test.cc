@@ -190,6 +190,53 @@ TEST(RcupoolWarm, LimitHoldsTheMomentAPoolTurnsWarm) {
   EXPECT_EQ(Stats(m).pools_created, created);
 }
 
+// Issue 38, defect 4: pools held off current only by parallel calls (each
+// retired by a reset while a call ran on it) turn warm when the calls end;
+// the end of the call that leaves one warm applies the warm_pools limit at
+// once, as a reset's retire does, so no more than warm_pools are warm when
+// the calls have returned, with no pin anywhere. (Before: 2 warm pools, 5
+// threads, with warm_pools 1, until the expiry pass warm_ms later.)
+struct BlockedCall {
+  std::atomic<int> started{0};
+  std::atomic<bool> release{false};
+};
+
+void BlockUntilReleased(void *arg, size_t) {
+  auto *b = static_cast<BlockedCall *>(arg);
+  b->started++;
+  while (!b->release.load()) std::this_thread::sleep_for(milliseconds(1));
+}
+
+TEST(RcupoolWarm, LimitHoldsWhenParallelCallsOnRetiredPoolsEnd) {
+  Manager m(2, 60000, 1);  // a linger far longer than the test
+  BlockedCall call2, call3;
+  std::thread on2([&] {
+    EXPECT_EQ(rcupool_parallelize_1d(m, BlockUntilReleased, &call2, 2, 0), 0);
+  });
+  while (call2.started.load() == 0) std::this_thread::sleep_for(milliseconds(1));
+  ASSERT_EQ(rcupool_reset(m, 3), 0);  // retires the 2-thread pool
+  std::thread on3([&] {
+    EXPECT_EQ(rcupool_parallelize_1d(m, BlockUntilReleased, &call3, 3, 0), 0);
+  });
+  while (call3.started.load() == 0) std::this_thread::sleep_for(milliseconds(1));
+  ASSERT_EQ(rcupool_reset(m, 4), 0);  // retires the 3-thread pool
+  ASSERT_EQ(rcupool_barrier(m), 0);   // both grace periods over
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 3u);  // both still dispatched: not warm yet
+  EXPECT_EQ(s.pins, 0u);
+  call2.release = true;
+  call3.release = true;
+  on2.join();
+  on3.join();
+  s = Stats(m);
+  std::printf("after both calls ended: %zu warm pools, %zu pools alive, "
+              "%zu pins (warm_pools 1)\n",
+              s.pools_idle, s.pools_alive, s.pins);
+  EXPECT_EQ(s.pins, 0u);
+  EXPECT_LE(s.pools_idle, 1u);
+  EXPECT_LE(s.pools_alive, 2u);
+}
+
 // The wait for a linger's end is timed on CLOCK_MONOTONIC (LOCK-3), so a
 // step of the wall clock moves no linger: its deadline is read from that
 // clock, and the wait ends at it, not at once (a deadline of one clock on
