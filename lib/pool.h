@@ -61,7 +61,8 @@
 #define RCUPL_POOL_POISON UINT64_C(0xdeaddeaddeaddead)
 
 struct rcupl_pool {
-  /* Immutable from creation until the pool is freed. */
+  /* Immutable from creation until the pool is freed, but tp, which a fork
+   * child's handler clears (fork_orphan below). */
   uint64_t canary;
   pthreadpool_t tp;
   size_t threads;
@@ -84,8 +85,12 @@ struct rcupl_pool {
   /* Its threads did not survive fork(). Set once, by the fork child
    * handler (lib/fork.c), while it is the only thread of the child; never
    * changed after, so every later thread of that process reads it without
-   * a lock (parallel.c dispatch, pool.c free) as well as under it. */
+   * a lock (parallel.c dispatch, pool.c free) as well as under it. The
+   * same handler moves tp here and leaves tp NULL (POOL-6), so no pin,
+   * current read or dispatch of the child hands out a pthreadpool_t whose
+   * workers are gone (pthreadpool runs work given NULL on its caller). */
   bool fork_orphan;
+  pthreadpool_t orphan_tp;
 
   /* Used once, by the party that dropped refs to zero, which also sets
    * free_why (what let the pool go: the free's log record says it); read by

@@ -211,7 +211,7 @@ void rcupl_reset_settle_fork(rcupool_t *m) {
   else /* the spare stays current (FORK-5); a later reset tries again */
     rcupl_log(RCUPOOL_LOG_ERROR,
               "fork child: cannot start a pool of %zu threads (%d); parallel "
-              "work of the default manager runs on the calling thread until a "
-              "reset succeeds",
-              want, err);
+              "work of manager %p runs on the calling thread until a reset "
+              "succeeds",
+              want, err, (void *)m);
 }

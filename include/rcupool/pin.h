@@ -173,7 +173,9 @@ RCUPOOL_API void rcupool_unpin(rcupool_pin_t *pin);
 
 /*
  * The pinned pool.
- * Returns: the pool; NULL for an empty pin or NULL.
+ * Returns: the pool; NULL for an empty pin or NULL, and for a pin of a
+ *   pool inherited from the parent of a fork child that its manager could
+ *   not replace in the child (see rcupool_current()).
  * Threads: any.
  * Blocks: no (reads the pin).
  * Lifetime: the pool until rcupool_unpin(pin).
