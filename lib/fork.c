@@ -104,9 +104,12 @@
  *           cannot be walked to take them before step 1 without holding
  *           managers_mu, which the reclaim thread's passes need. What the
  *           writer guards beyond m->lock (which prepare holds, so every
- *           bookkeeping change is whole) is a reset's or a sized pin's pool
- *           start (a pool not yet listed: its memory stays allocated in the
- *           child), a reset's retire counted under m->lock and not yet
+ *           bookkeeping change is whole) is a reset's, a follow reset's or
+ *           a sized pin's pool start (a pool not yet listed: its memory
+ *           stays allocated in the child), m->follow_last, which a follow
+ *           reset of a parent thread may have been copying (FOLLOW-2: the
+ *           child's next follow change may log its "from" part from a torn
+ *           copy; what it follows to is read afresh), a reset's retire counted under m->lock and not yet
  *           queued (the child drops that retire reference: no reader of
  *           the parent's threads exists here), a sized pin's pool listed
  *           with the pin of a thread the child does not have (as any pin of
