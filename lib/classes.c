@@ -60,6 +60,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "classes.h"
@@ -286,6 +287,7 @@ static void rcupl_classes_override(struct rcupl_classes *c) {
   for (size_t i = 0; i < RCUPL_CPUSET_WORDS; i++)
     present.w[i] = perf.w[i] | eff.w[i]; /* CLASSES-3 */
   const char *s = text;
+  while (*s == ' ' || *s == '\t') s++; /* blanks around (ENV-2) */
   bool ok = true;
   while (ok && *s != '\0') {
     const char *item_end = strchr(s, ',');
@@ -296,8 +298,11 @@ static void rcupl_classes_override(struct rcupl_classes *c) {
     if (ok) {
       const char *cls = colon + 1;
       size_t n = (size_t)(item_end - cls);
-      bool is_perf = n == 11 && memcmp(cls, "performance", n) == 0;
-      bool is_eff = n == 10 && memcmp(cls, "efficiency", n) == 0;
+      while (n > 0 &&
+             (cls[n - 1] == ' ' || cls[n - 1] == '\t' || cls[n - 1] == '\n'))
+        n--; /* the value's trailing blanks; names without case (ENV-2) */
+      bool is_perf = n == 11 && strncasecmp(cls, "performance", n) == 0;
+      bool is_eff = n == 10 && strncasecmp(cls, "efficiency", n) == 0;
       ok = is_perf || is_eff;
       for (size_t i = 0; ok && i < RCUPL_CPUSET_WORDS; i++) {
         outside.w[i] |= cpus.w[i] & ~present.w[i];

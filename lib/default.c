@@ -28,7 +28,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "cpus.h"
@@ -38,7 +37,6 @@
 #include "lock.h"
 #include "log_internal.h"
 #include "manager_internal.h"
-#include "placement.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
 #include "urcu_flavor.h"
@@ -61,36 +59,6 @@ static const struct rcupl_fork_default rcupl_default_fork_side = {
 
 /* --- the default manager ------------------------------------------------- */
 
-/* RCUPOOL_PLACEMENT and RCUPOOL_FOLLOW into opts; a malformed value is
- * logged at warning level and ignored (the default stands). */
-static void rcupl_default_env_placement(rcupool_options_t *opts) {
-  const char *text = getenv(RCUPOOL_ENV_PLACEMENT);
-  if (text != NULL && text[0] != '\0') {
-    if (rcupool_placement_parse(text, &opts->placement) != 0 ||
-        rcupl_placement_check(&opts->placement) != 0) {
-      memset(&opts->placement, 0, sizeof opts->placement);
-      rcupl_log(RCUPOOL_LOG_WARN,
-                "%s=\"%.64s\" is not a placement (none, performance, "
-                "efficiency or a CPU list, each with an optional \":strict\"); "
-                "ignored",
-                RCUPOOL_ENV_PLACEMENT, text);
-    } else {
-      rcupl_log(RCUPOOL_LOG_INFO, "default: placement %s=%.64s",
-                RCUPOOL_ENV_PLACEMENT, text);
-    }
-  }
-  text = getenv(RCUPOOL_ENV_FOLLOW);
-  if (text != NULL && text[0] != '\0') {
-    if (strcmp(text, "0") == 0)
-      opts->follow = RCUPOOL_FOLLOW_OFF;
-    else if (strcmp(text, "1") == 0)
-      opts->follow = RCUPOOL_FOLLOW_ON;
-    else
-      rcupl_log(RCUPOOL_LOG_WARN, "%s=\"%.32s\" is not 0 or 1; ignored",
-                RCUPOOL_ENV_FOLLOW, text);
-  }
-}
-
 rcupool_t *rcupool_default(void) {
   rcupool_t *m = __atomic_load_n(&default_manager, __ATOMIC_ACQUIRE);
   if (__builtin_expect(m != NULL, 1)) return m;
@@ -105,8 +73,9 @@ rcupool_t *rcupool_default(void) {
     rcupl_env_apply_log_level(); /* first: what follows may log at info */
     size_t threads = rcupl_cpus_env_thread_count();
     rcupool_options_t opts = {.threads = threads};
-    rcupl_default_env_placement(&opts); /* RCUPOOL_PLACEMENT, _FOLLOW */
-    rcupl_env_default_options(&opts);   /* RCUPOOL_IDLE, RCUPOOL_WARM_* */
+    rcupl_env_placement(&opts.placement); /* ignored unless usable */
+    rcupl_env_follow(&opts.follow);
+    rcupl_env_default_options(&opts); /* RCUPOOL_IDLE, RCUPOOL_WARM_* */
     int err = rcupl_manager_create_default(&opts, &m); /* MANAGER-6 */
     if (err != 0) {
       m = NULL;

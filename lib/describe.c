@@ -18,6 +18,7 @@
 #include "classes.h"
 #include "cpus.h"
 #include "cpuset.h"
+#include "env.h"
 #include "log_internal.h"
 #include "machine.h"
 #include "placement.h"
@@ -55,44 +56,43 @@ int rcupool_describe(char *buf, size_t size) {
   snprintf(cores, sizeof cores, "%zu (%zu performance), from %s", ds.cores,
            ds.performance, ds.core_source[0] ? ds.core_source : "-");
 
-  const char *env_n = getenv(RCUPOOL_ENV_NUM_THREADS);
-  const char *env_p = getenv(RCUPOOL_ENV_PLACEMENT);
-  const char *env_f = getenv(RCUPOOL_ENV_FOLLOW);
-  char placement[160];
+  /* The environment through the parsers rcupool_default() uses (ENV-1,
+   * CPUS-3): the same warnings, the same values. */
+  const size_t env_n = rcupl_cpus_env_thread_count();
   rcupool_placement_t pl;
-  if (env_p == NULL || env_p[0] == '\0')
-    snprintf(placement, sizeof placement, "none (%s unset)",
-             RCUPOOL_ENV_PLACEMENT);
-  else if (rcupool_placement_parse(env_p, &pl) != 0 ||
-           rcupl_placement_check(&pl) != 0)
-    snprintf(placement, sizeof placement,
-             "none (%s=\"%.64s\" is malformed: ignored)", RCUPOOL_ENV_PLACEMENT,
-             env_p);
-  else
-    snprintf(placement, sizeof placement, "%.64s (%s)", env_p,
-             RCUPOOL_ENV_PLACEMENT);
-  const bool follow_off = env_f != NULL && strcmp(env_f, "0") == 0;
+  char placement[96], text[64], count[96];
+  const int env_p = rcupl_env_placement(&pl);
+  if (env_p == 1) rcupool_placement_format(&pl, text, sizeof text);
+  snprintf(placement, sizeof placement, "%s (%s%s)", env_p == 1 ? text : "none",
+           RCUPOOL_ENV_PLACEMENT,
+           env_p == 1   ? ""
+           : env_p == 0 ? " unset"
+                        : " ignored");
+  rcupool_follow_t follow = RCUPOOL_FOLLOW_DEFAULT;
+  rcupl_env_follow(&follow);
+  if (env_n != 0) { /* the line rcupool_default() logs */
+    snprintf(ds.line, sizeof ds.line, "default size %zu %s: %s=%zu", env_n,
+             env_n == 1 ? "thread" : "threads", RCUPOOL_ENV_NUM_THREADS, env_n);
+    snprintf(count, sizeof count, "%s=%zu (a chosen count never follows)",
+             RCUPOOL_ENV_NUM_THREADS, env_n);
+  } else {
+    snprintf(count, sizeof count, "default size");
+  }
 
-  int n = snprintf(
-      buf, size,
-      "cpu classes: performance %s; efficiency %s (%s)\n"
-      "affinity mask: %s (%zu %s)\n"
-      "cpus online: %s\n"
-      "cgroup quota: %s\n"
-      "cores: %s\n"
-      "%s\n"
-      "default manager: %s%s%s; placement %s; follows the limits: %s\n",
-      perf, eff, c->source, mask, mask_n, mask_n == 1 ? "CPU" : "CPUs", online,
-      quota, cores, ds.line,
-      env_n != NULL && env_n[0] != '\0' ? RCUPOOL_ENV_NUM_THREADS "=" : "",
-      env_n != NULL && env_n[0] != '\0' ? env_n : "default size",
-      env_n != NULL && env_n[0] != '\0'
-          ? " (if a count in 1..256; the chosen count never follows)"
-          : "",
-      placement,
-      env_n != NULL && env_n[0] != '\0' ? "no (count chosen)"
-      : follow_off                      ? "no (" RCUPOOL_ENV_FOLLOW "=0)"
-                                        : "yes");
+  int n =
+      snprintf(buf, size,
+               "cpu classes: performance %s; efficiency %s (%s)\n"
+               "affinity mask: %s (%zu %s)\n"
+               "cpus online: %s\n"
+               "cgroup quota: %s\n"
+               "cores: %s\n"
+               "%s\n"
+               "default manager: %s; placement %s; follows the limits: %s\n",
+               perf, eff, c->source, mask, mask_n, mask_n == 1 ? "CPU" : "CPUs",
+               online, quota, cores, ds.line, count, placement,
+               env_n != 0 ? "no (" RCUPOOL_ENV_NUM_THREADS " set)"
+               : follow == RCUPOOL_FOLLOW_OFF ? "no (" RCUPOOL_ENV_FOLLOW "=0)"
+                                              : "yes");
   rcupl_log_deliver();
   return n;
 }

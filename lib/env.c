@@ -2,15 +2,18 @@
 /*
  * The operator's environment variables of the process-wide manager:
  * RCUPOOL_IDLE (the idle policy, as OMP_WAIT_POLICY), RCUPOOL_WARM_MS and
- * RCUPOOL_WARM_POOLS (warm widths) and RCUPOOL_LOG_LEVEL (what the default
- * sink writes to stderr, as OMP_DISPLAY_ENV shows what OpenMP chose).
- * RCUPOOL_NUM_THREADS is cpus.c's.
+ * RCUPOOL_WARM_POOLS (warm widths), RCUPOOL_PLACEMENT and RCUPOOL_FOLLOW
+ * (where its workers run, whether its default count follows the limits)
+ * and RCUPOOL_LOG_LEVEL (what the default sink writes to stderr, as
+ * OMP_DISPLAY_ENV shows what OpenMP chose). RCUPOOL_NUM_THREADS is
+ * cpus.c's, RCUPOOL_CPU_CLASSES classes.c's.
  *
  * Invariants kept here:
  *   ENV-1. Read only by rcupool_default()'s first creation (default.c), once
  *       per process, never by rcupool_create(): a private manager is the
- *       program's own. A variable unset or set to "" means the library's
- *       default, silently.
+ *       program's own; and by rcupool_describe() (describe.c), which says
+ *       what that creation would get, through these same functions. A
+ *       variable unset or set to "" means the library's default, silently.
  *   ENV-2. Checked as RCUPOOL_NUM_THREADS is: blanks around the value are
  *       allowed, names compare without case; anything else is logged once
  *       at warning level (naming the variable, the value and what is
@@ -25,6 +28,7 @@
 
 #include "env.h"
 #include "log_internal.h"
+#include "placement.h"
 
 /* The value without its surrounding blanks, in buf; NULL when unset or
  * empty (ENV-1). A value too long for buf is kept long enough to be
@@ -93,6 +97,55 @@ void rcupl_env_apply_log_level(void) {
   rcupl_log(RCUPOOL_LOG_WARN,
             "%s=\"%.32s\" is not one of debug, info, warning, error; ignored",
             RCUPOOL_ENV_LOG_LEVEL, getenv(RCUPOOL_ENV_LOG_LEVEL));
+}
+
+/* --- RCUPOOL_PLACEMENT, RCUPOOL_FOLLOW ------------------------------------ */
+
+int rcupl_env_placement(rcupool_placement_t *out) {
+  char buf[4200]; /* the longest CPU list of RCUPOOL_PLACEMENT_MAX_CPUS */
+  const char *s = rcupl_env_text(RCUPOOL_ENV_PLACEMENT, buf, sizeof buf);
+  if (s == NULL) return 0;
+  rcupool_placement_t pl;
+  if (rcupool_placement_parse(s, &pl) != 0 || rcupl_placement_check(&pl) != 0) {
+    rcupl_log(RCUPOOL_LOG_WARN,
+              "%s=\"%.64s\" is not a placement (none, performance, "
+              "efficiency or a CPU list, each with an optional \":strict\"); "
+              "ignored",
+              RCUPOOL_ENV_PLACEMENT, getenv(RCUPOOL_ENV_PLACEMENT));
+    return -1;
+  }
+  rcupl_placement_normalise(&pl);
+  /* Well formed but of no use here: the manager's every pool of a worker
+   * or more would be refused (PLACE-2). Ignored as a malformed one is. */
+  if (!rcupl_placement_can_place(&pl)) {
+    rcupl_log(RCUPOOL_LOG_WARN,
+              "%s=\"%.64s\" has no CPU in the affinity mask and online; "
+              "ignored",
+              RCUPOOL_ENV_PLACEMENT, getenv(RCUPOOL_ENV_PLACEMENT));
+    return -1;
+  }
+  char text[64];
+  rcupool_placement_format(&pl, text, sizeof text);
+  rcupl_log(RCUPOOL_LOG_INFO, "default: placement %s (%s)", text,
+            RCUPOOL_ENV_PLACEMENT);
+  *out = pl;
+  return 1;
+}
+
+int rcupl_env_follow(rcupool_follow_t *out) {
+  char buf[16];
+  const char *s = rcupl_env_text(RCUPOOL_ENV_FOLLOW, buf, sizeof buf);
+  if (s == NULL) return 0;
+  if (strcmp(s, "0") != 0 && strcmp(s, "1") != 0) {
+    rcupl_log(RCUPOOL_LOG_WARN, "%s=\"%.32s\" is not 0 or 1; ignored",
+              RCUPOOL_ENV_FOLLOW, getenv(RCUPOOL_ENV_FOLLOW));
+    return -1;
+  }
+  const bool on = s[0] == '1';
+  rcupl_log(RCUPOOL_LOG_INFO, "default: %s the CPU limits (%s=%s)",
+            on ? "follows" : "does not follow", RCUPOOL_ENV_FOLLOW, s);
+  *out = on ? RCUPOOL_FOLLOW_ON : RCUPOOL_FOLLOW_OFF;
+  return 1;
 }
 
 /* --- RCUPOOL_IDLE, RCUPOOL_WARM_MS, RCUPOOL_WARM_POOLS -------------------- */

@@ -9,7 +9,7 @@
  *       follows when it was created with threads 0 and follow not off
  *       (m->follow, immutable), and no reset(m, n > 0) has happened since
  *       the last reset(m, 0) (m->chosen, written under m->writer by every
- *       reset, reset.c). A follow reset checks m->chosen again under
+ *       reset that succeeds, reset.c RESET-6: a failed one changes nothing). A follow reset checks m->chosen again under
  *       m->writer, so a chosen count set meanwhile is never overwritten.
  *   FOLLOW-2. A change is an ordinary reset (RESET-1..4): the old pool is
  *       retired, loaded methods keep it and see is_current false; a reset
@@ -97,7 +97,7 @@ static int rcupl_follow_reset(rcupool_t *m,
   rcupl_follow_describe(&m->follow_last, ds, what, sizeof what);
   const size_t from = m->current->threads;
   m->follow_last = *ds;
-  int err = rcupl_reset_writer_held(m, ds->threads, false);
+  int err = rcupl_reset_writer_held(m, ds->threads, false, false);
   if (err != 0) return err;
   rcupl_mutex_lock(&m->lock);
   m->follows++;

@@ -86,10 +86,11 @@
  *           thread count left at the size to settle at.
  *   FORK-5. A stale manager is settled by the first call that needs its
  *           real pool (rcupool_parallelize_1d outside a scope, rcupool_pin,
- *           or a reset, which settles by itself): a pool of the manager's
- *           size is created and published, and the spare retired. If that
- *           creation fails the 1-thread pool stays current (work runs on
- *           the calling thread, and the log says so) until a reset.
+ *           rcupool_pin_sized of the manager's width, rcupool_pin_placed,
+ *           or a reset, which settles by itself): a pool of the manager's size is created
+ *           and published, and the spare (or the orphan, FORK-8) retired.
+ *           If that creation fails the 1-thread pool stays current (work
+ *           runs on the calling thread, and the log says so) until a reset.
  *           Settling is reset.c's (RESET-5); this file only marks stale.
  *   FORK-6. fork() inside a read-side section of the forking thread would
  *           deadlock with a grace period in flight (liburcu-bp's hook, or
@@ -103,9 +104,12 @@
  *           cannot be walked to take them before step 1 without holding
  *           managers_mu, which the reclaim thread's passes need. What the
  *           writer guards beyond m->lock (which prepare holds, so every
- *           bookkeeping change is whole) is a reset's or a sized pin's pool
- *           start (a pool not yet listed: its memory stays allocated in the
- *           child), a reset's retire counted under m->lock and not yet
+ *           bookkeeping change is whole) is a reset's, a follow reset's or
+ *           a sized pin's pool start (a pool not yet listed: its memory
+ *           stays allocated in the child), m->follow_last, which a follow
+ *           reset of a parent thread may have been copying (FOLLOW-2: the
+ *           child's next follow change may log its "from" part from a torn
+ *           copy; what it follows to is read afresh), a reset's retire counted under m->lock and not yet
  *           queued (the child drops that retire reference: no reader of
  *           the parent's threads exists here), a sized pin's pool listed
  *           with the pin of a thread the child does not have (as any pin of
@@ -113,6 +117,13 @@
  *           and a destroy (the child must not use a manager its parent was
  *           destroying). The forking thread never holds a writer: no user
  *           code runs under one (LOG-1).
+ *   FORK-8. A private manager (and the default one when the parent made no
+ *           spare) keeps its orphaned current pool in the child, marked
+ *           stale: its first use by any path settles it as FORK-5 says (a
+ *           fresh pool of its size, the orphan retired), and until then the
+ *           orphan hands out NULL, never its pthreadpool_t (POOL-6). So a
+ *           pin, a sized pin, rcupool_current() and a parallel call agree:
+ *           none reaches the parent's workers.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -250,6 +261,10 @@ static void rcupl_fork_child_orphans(rcupool_t *m) {
       rcupl_pool_put(p);
     }
     p->fork_orphan = true;
+    if (p->tp != NULL) { /* POOL-6 (an orphan of an earlier fork has none) */
+      p->orphan_tp = p->tp;
+      p->tp = NULL;
+    }
     /* Dispatch references of threads that do not exist here are dropped;
      * this thread's own, if it forked from a task of its own dispatch,
      * stays (its put comes when that call returns). */
@@ -267,7 +282,10 @@ static void rcupl_fork_child_orphans(rcupool_t *m) {
       if (rcupl_pool_put(p)) rcupl_reclaim_free_later_quiet(p, "fork orphan");
     }
   }
-  if (writer_taken) rcupl_fork_child_default(m);
+  if (writer_taken)
+    rcupl_fork_child_default(m);
+  else if (m->current != NULL) /* FORK-8: replaced at the first use */
+    __atomic_store_n(&m->fork_stale, true, __ATOMIC_RELEASE);
 }
 
 static void rcupl_fork_child(void) {

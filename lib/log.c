@@ -42,8 +42,11 @@
  *          pin, scope exit with none entered) log it at warning level.
  *   LOG-6. The one fatal path, rcupl_die(), is lib/die.c's (DIE-1): it
  *          takes no lock and calls no hook.
- *   LOG-7. fork: prepare takes lq.mu last (every other lock may be held
- *          while logging), parent and child release it first. The child
+ *   LOG-7. fork: prepare takes lq.mu after every lock that may be held
+ *          while logging; only limits_lock and cpus_lock come after it,
+ *          leaf locks held for a copy, never while logging or taking
+ *          lq.mu (lib/fork.c, FORK-2 step 4). Parent and child release
+ *          it right after those two. The child
  *          keeps only its own thread's calls in flight (a hook that forked
  *          returns in the child too) and wakes no one (no waiter exists).
  *          It starts with an empty queue: the records queued at the fork

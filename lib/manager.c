@@ -178,6 +178,14 @@ static int rcupl_manager_create(const rcupool_options_t *opts, rcupool_t **out,
     }
     placement = opts->placement;
     rcupl_placement_normalise(&placement);
+    /* PLACE-2's refusal whatever the count: a 1-thread pool is never
+     * resolved, yet this manager's pools of more would all be refused. */
+    if (!rcupl_placement_can_place(&placement)) {
+      rcupl_log(RCUPOOL_LOG_ERROR,
+                "create: no CPU of the placement is in the affinity mask and "
+                "online");
+      return -EINVAL;
+    }
   }
   rcupool_t *m = NULL;
   if (!rcupl_fault(RCUPL_FAULT_ALLOC)) m = malloc(sizeof(*m));

@@ -65,7 +65,8 @@ struct rcupool_manager {
 
   /* Following the CPU limits (lib/follow.c). follow: immutable after
    * create (on, and default_threads 0). chosen: the count was chosen by
-   * a reset(m, n > 0); written under writer, read atomically (relaxed).
+   * a reset(m, n > 0) that succeeded (RESET-6); written under writer,
+   * read atomically (relaxed).
    * follow_due_ns: when the next check is due (CLOCK_MONOTONIC_COARSE);
    * atomic, claimed by compare-and-swap. follow_last: the limits the last
    * check saw, under writer. follows: under lock. */

@@ -28,6 +28,18 @@
  *       other thread of the parent, which do not exist in the child.
  *   PARALLEL-5. Every dispatch ORs the manager's idle flags into the
  *       caller's (lib/idle.c, IDLE-2).
+ *   PARALLEL-6. A dispatch whose put leaves its pool one reference and
+ *       that pool not current (a reset retired it during the call, and its
+ *       grace period is over) may have turned it warm: it applies the
+ *       warm_pools limit at once (rcupl_warm_limit_now, WARM-5), as a
+ *       reset's retire does. The test reads the put's result and then
+ *       m->current, comparing addresses only (p may be gone): a reset that
+ *       retired p before the put either left its retire reference for the
+ *       put to see (left >= 2: the retire callback's pass applies the
+ *       limit, WARM-4) or its callback dropped it before the put, which
+ *       then acquires that callback's release and sees the new current.
+ *       The usual end of a call (its pool current) costs one load more;
+ *       only a call that outlived its pool's currency takes m->lock.
  */
 #include <errno.h>
 
@@ -43,6 +55,7 @@
 #include "reclaim.h"
 #include "reset.h"
 #include "tsan.h"
+#include "warm.h"
 #include "worker.h"
 
 struct rcupl_scope_stack {
@@ -148,8 +161,11 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
     rcupl_dispatch(p->tp, p->threads, task, ctx, range,
                    flags | rcupl_idle_flags_of(m));
   dispatching = NULL;
-  if (rcupl_pool_put_dispatch(p))
+  const size_t left = rcupl_pool_put_dispatch(p);
+  if (left == 0)
     rcupl_reclaim_free_later(p, "last dispatch ended");
+  else if (left == 1 && __atomic_load_n(&m->current, __ATOMIC_ACQUIRE) != p)
+    rcupl_warm_limit_now(m); /* PARALLEL-6: p may have turned warm */
   if (pin == NULL) rcupl_follow_maybe(m); /* FOLLOW-3, after the work */
   rcupl_log_deliver(); /* what the tasks or a fork child's settle logged */
   return 0;

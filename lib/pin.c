@@ -223,6 +223,10 @@ static int rcupl_pin_sized_checked_body(rcupool_t *m, size_t threads,
     return -EBUSY;
   }
   if (threads == 0) threads = rcupl_manager_default_threads(m);
+  /* FORK-8: a pin of the current width never takes a fork child's orphan
+   * (another width's search skips orphans, RESET-2). */
+  if (__atomic_load_n(&m->current_threads, __ATOMIC_RELAXED) == threads)
+    rcupl_fork_settle(m);
   return rcupl_pin_take(m, threads, pin);
 }
 

@@ -18,7 +18,11 @@
  *       (logged at warning when CPUs were dropped), and is -EINVAL when
  *       none is left. A pool that cannot be placed is not started. A
  *       1-thread pool has no worker and is not resolved at all (nothing is
- *       read or logged: fork's prepare handler starts one).
+ *       read or logged: fork's prepare handler starts one). A manager's
+ *       placement is checked once before its first pool, whatever the
+ *       count (rcupl_placement_can_place): rcupool_create() refuses one
+ *       that cannot be placed, and RCUPOOL_PLACEMENT's is ignored with a
+ *       warning (lib/env.c).
  *   PLACE-3. Workers are bound by the worker census (lib/worker.c,
  *       WORKER-2), each on its own thread as its first act in the pool,
  *       with sched_setaffinity(0, ...); each reads its mask back with
@@ -34,6 +38,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "classes.h"
 #include "cpuset.h"
@@ -91,15 +96,16 @@ int rcupool_placement_parse(const char *text, rcupool_placement_t *out) {
   memset(&pl, 0, sizeof pl);
   static const char strict[] = ":strict";
   const size_t sn = sizeof strict - 1;
-  if (n > sn && memcmp(text + n - sn, strict, sn) == 0) {
+  /* Names compare without case (docs/environment.md). */
+  if (n > sn && strncasecmp(text + n - sn, strict, sn) == 0) {
     pl.strict = true;
     n -= sn;
   }
-  if (n == 4 && memcmp(text, "none", 4) == 0) {
+  if (n == 4 && strncasecmp(text, "none", 4) == 0) {
     pl.policy = RCUPOOL_PLACE_NONE;
-  } else if (n == 11 && memcmp(text, "performance", 11) == 0) {
+  } else if (n == 11 && strncasecmp(text, "performance", 11) == 0) {
     pl.policy = RCUPOOL_PLACE_PERFORMANCE;
-  } else if (n == 10 && memcmp(text, "efficiency", 10) == 0) {
+  } else if (n == 10 && strncasecmp(text, "efficiency", 10) == 0) {
     pl.policy = RCUPOOL_PLACE_EFFICIENCY;
   } else {
     struct rcupl_cpuset set;
@@ -175,6 +181,16 @@ int rcupl_placement_resolve(const rcupool_placement_t *pl, const char *call,
               call, rcupl_place_name(pl->policy), list);
   }
   return 0;
+}
+
+bool rcupl_placement_can_place(const rcupool_placement_t *pl) {
+  if (pl->policy != RCUPOOL_PLACE_CPUS) return true;
+  struct rcupl_cpuset mask, online, set;
+  if (!rcupl_cpuset_affinity(&mask)) return true; /* resolve: not placed */
+  if (rcupl_cpuset_online(&online)) rcupl_cpuset_and(&mask, &online);
+  memcpy(set.w, pl->cpus, sizeof set.w);
+  rcupl_cpuset_and(&set, &mask);
+  return rcupl_cpuset_count(&set) != 0;
 }
 
 bool rcupl_placement_bind_worker(const struct rcupl_cpuset *cpus, bool strict,

@@ -39,6 +39,14 @@ static inline bool rcupl_placement_equal(const rcupool_placement_t *a,
 int rcupl_placement_resolve(const rcupool_placement_t *pl, const char *call,
                             struct rcupl_cpuset *out, bool *bind);
 
+/* Whether a pool placed by pl could be placed now by the calling thread
+ * (PLACE-2): false only for a RCUPOOL_PLACE_CPUS set with no CPU in the
+ * mask and online, which rcupl_placement_resolve() refuses. Logs nothing;
+ * reads the mask and a sysfs file: call without manager locks. For the
+ * checks made before any pool starts (rcupool_create(), the environment,
+ * lib/env.c), whatever the count. */
+bool rcupl_placement_can_place(const rcupool_placement_t *pl);
+
 /* Binds the calling thread, worker number k (0-based) of a pool placed on
  * `cpus` (strict: its k-th CPU, round robin), and reads the binding back
  * (PLACE-3). True when the thread's mask is now what was asked. */

@@ -4,7 +4,8 @@
  * reference count (see pool.h for what the references are).
  *
  * Invariants kept here:
- *   POOL-1. tp, threads and manager never change while the pool is alive.
+ *   POOL-1. tp, threads and manager never change while the pool is alive,
+ *       but in a fork child (POOL-6).
  *   POOL-2. refs never goes up from zero: rcupl_pool_tryget() fails on a dying
  *       pool, so exactly one party sees its rcupl_pool_put() return true.
  *   POOL-3. canary is RCUPL_POOL_CANARY from creation until rcupl_pool_free() poisons
@@ -19,6 +20,13 @@
  *       goes on the process's list of orphaned pthreadpools (`orphans`),
  *       kept for the life of the process, so the memory stays accounted
  *       for (a leak checker sees it reachable, a debugger finds it).
+ *   POOL-6. An orphan hands out no pthreadpool_t: the fork child handler
+ *       (lib/fork.c, FORK-4), the child's only thread then, moves tp to
+ *       orphan_tp and leaves tp NULL, so a pin, a current read
+ *       (rcupool_current, its inline twin) or a dispatch in the child
+ *       that still reaches the orphan gets NULL, on which pthreadpool runs
+ *       the work on its caller, never a pthreadpool_t whose workers stayed
+ *       in the parent (a call on it would wait for them for ever).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -90,13 +98,13 @@ void rcupl_pool_get_dispatch(struct rcupl_pool *p) {
   if (old == 0) rcupl_die("parallelize: pool %p reached at refs 0", (void *)p);
 }
 
-bool rcupl_pool_put_dispatch(struct rcupl_pool *p) {
+size_t rcupl_pool_put_dispatch(struct rcupl_pool *p) {
   rcupl_pool_stamp_use(p); /* WARM-3: the linger starts at the last use */
   size_t old =
       __atomic_fetch_sub(&p->refs, RCUPL_DISPATCH_REF, __ATOMIC_ACQ_REL);
   if (old < RCUPL_DISPATCH_REF)
     rcupl_die("dispatch reference underflow on pool %p", (void *)p);
-  return old == RCUPL_DISPATCH_REF;
+  return old - RCUPL_DISPATCH_REF;
 }
 
 void rcupl_pool_check(const struct rcupl_pool *p, const char *where) {
@@ -128,7 +136,7 @@ static void rcupl_pool_keep_orphan(pthreadpool_t tp) {
 void rcupl_pool_stop(struct rcupl_pool *p) {
   rcupl_pool_check(p, "stop");
   if (p->fork_orphan)
-    rcupl_pool_keep_orphan(p->tp); /* POOL-5 */
+    rcupl_pool_keep_orphan(p->orphan_tp); /* POOL-5 */
   else
     pthreadpool_destroy(p->tp);
 }

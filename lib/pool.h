@@ -61,7 +61,8 @@
 #define RCUPL_POOL_POISON UINT64_C(0xdeaddeaddeaddead)
 
 struct rcupl_pool {
-  /* Immutable from creation until the pool is freed. */
+  /* Immutable from creation until the pool is freed, but tp, which a fork
+   * child's handler clears (fork_orphan below). */
   uint64_t canary;
   pthreadpool_t tp;
   size_t threads;
@@ -84,8 +85,12 @@ struct rcupl_pool {
   /* Its threads did not survive fork(). Set once, by the fork child
    * handler (lib/fork.c), while it is the only thread of the child; never
    * changed after, so every later thread of that process reads it without
-   * a lock (parallel.c dispatch, pool.c free) as well as under it. */
+   * a lock (parallel.c dispatch, pool.c free) as well as under it. The
+   * same handler moves tp here and leaves tp NULL (POOL-6), so no pin,
+   * current read or dispatch of the child hands out a pthreadpool_t whose
+   * workers are gone (pthreadpool runs work given NULL on its caller). */
   bool fork_orphan;
+  pthreadpool_t orphan_tp;
 
   /* Used once, by the party that dropped refs to zero, which also sets
    * free_why (what let the pool go: the free's log record says it); read by
@@ -95,19 +100,22 @@ struct rcupl_pool {
 
   /* Atomic; on its own cache line: the only fields pins write. */
   _Alignas(RCUPL_CACHELINE) size_t refs;
-  /* Atomic: the pool's last use, CLOCK_MONOTONIC ns (rcupl_pool_stamp_use),
-   * from which its linger is measured (warm.c, WARM-3). Stored, relaxed,
+  /* Atomic: the pool's last use, CLOCK_MONOTONIC_COARSE ns (clock.h: at
+   * most rcupl_coarse_lag_ns() before the use; rcupl_pool_stamp_use), from
+   * which its linger is measured (warm.c, WARM-3). Stored, relaxed,
    * by an unpin and by a dispatch just before they drop their reference
    * (whose release orders it), and by a retire callback under
    * manager->lock; read by the warm pass after an acquire load of refs. */
   uint64_t last_use;
 };
 
-/* Records now as p's last use (WARM-3). Called just before a reference
- * that may be the last use is dropped: an unpin's (PIN-2: on the pool's own
- * line, never the manager), a dispatch's, a retire callback's. */
+/* Records now as p's last use (WARM-3), on the coarse clock: the stamp is
+ * on the unpin's fast path, where a precise read would cost twice the
+ * refcount (clock.h). Called just before a reference that may be the last
+ * use is dropped: an unpin's (PIN-2: on the pool's own line, never the
+ * manager), a dispatch's, a retire callback's. */
 static inline void rcupl_pool_stamp_use(struct rcupl_pool *p) {
-  __atomic_store_n(&p->last_use, rcupl_now_ns(), __ATOMIC_RELAXED);
+  __atomic_store_n(&p->last_use, rcupl_coarse_now_ns(), __ATOMIC_RELAXED);
 }
 
 /* Creates a pool of `threads` threads placed by `pl` (normalised; its
@@ -151,12 +159,14 @@ static inline bool rcupl_pool_put(struct rcupl_pool *p) {
 
 /* One dispatch reference (see the top of this file). Taken only where the
  * pool cannot be at zero (inside a read-side section on the current pool,
- * or on a pool the caller's scope pin holds); put returns true if it was
- * the pool's last reference: the caller then hands it to the reclaim
- * thread (rcupl_reclaim_free_later) and touches it no more. */
+ * or on a pool the caller's scope pin holds); put returns the refs it left
+ * (dispatch references included): 0 if it was the pool's last reference,
+ * and the caller then hands it to the reclaim thread
+ * (rcupl_reclaim_free_later); 1 if only the manager's (or a pin's) is left.
+ * Either way the caller touches the pool no more. */
 #define RCUPL_DISPATCH_REF ((size_t)1 << 32)
 void rcupl_pool_get_dispatch(struct rcupl_pool *p);
-bool rcupl_pool_put_dispatch(struct rcupl_pool *p);
+size_t rcupl_pool_put_dispatch(struct rcupl_pool *p);
 
 /* Joins the pool's threads (or keeps a fork orphan's pthreadpool, POOL-5).
  * Called only on the reclaim thread (reclaim.c), with no lock held, by the

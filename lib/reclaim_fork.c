@@ -25,12 +25,20 @@
  *       whose liburcu-bp locks another handler took first (FORK-2, step 1):
  *       the batch may be blocked on them, so prepare does not wait. Before
  *       each item the thread publishes its position whole (two slots, a
- *       flip); each callback marks it committed under its manager's lock,
- *       which prepare holds. The child queues again the items not started
- *       and the started one unless committed, and queues the memory of the
- *       pools the batch stopped as items of their own (rcupl_free_memory_cb,
- *       committed before it frees: a grandchild leaks it at worst, never
- *       frees it twice).
+ *       flip); each item makes its change and marks the position committed
+ *       under a lock prepare holds: a retire or free callback under its
+ *       manager's lock, rcupl_free_memory_cb under rq.mu. So what a fork
+ *       copies is either before the item's change or after its commit,
+ *       and the position published before it (program order, then the
+ *       lock's release and prepare's acquire) is in the copy whenever the
+ *       change is: no order of stores on a weakly ordered CPU (arm64) can
+ *       show the change without its commit or its position. The child
+ *       queues again the items not started and the started one unless
+ *       committed, and queues the memory of the pools the batch stopped as
+ *       items of their own (rcupl_free_memory_cb: a grandchild runs it
+ *       again only if its free has not begun, never frees twice). What an
+ *       item does after its commit, outside the lock (a pool's stop and
+ *       its push on `unlinked`), a grandchild at worst leaks.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -43,12 +51,17 @@
 #include "tsan.h"
 
 /* A fork child's item for the memory of a pool its parent's batch had
- * stopped (RECLAIM_FORK-2). Committed before the free: a fork right after
- * leaves the grandchild a leak, never a second free. */
+ * stopped (RECLAIM_FORK-2). The commit and the free under rq.mu, which
+ * fork's prepare takes (step 4) even when it does not wait for the batch:
+ * a grandchild is forked before both (it runs the item again: the memory
+ * is not freed yet) or after both (committed: it does not), never between,
+ * whatever order the stores of the free reach memory in. */
 static void rcupl_free_memory_cb(struct rcupl_work *w) {
   RCUPL_TSAN_GP_ACQUIRE();
+  rcupl_mutex_lock(&rq.mu);
   rcupl_reclaim_commit();
   rcupl_pool_free(caa_container_of(w, struct rcupl_pool, free_work));
+  rcupl_mutex_unlock(&rq.mu);
 }
 
 void rcupl_reclaim_fork_hold(bool wait) {

@@ -32,13 +32,14 @@ struct rcupl_reclaim_queue {
   struct rcupl_work *unlinked;
   /* RECLAIM_FORK-2: where the thread is in a CALLBACKS batch, for a child
    * forked without waiting it out. Two slots; `pos` (atomic) names the one
-   * that is whole. The thread writes the other, then flips pos; a
-   * callback marks the slot in use committed under its manager's lock. */
+   * that is whole. The thread writes the other, then flips pos; an item
+   * marks the slot in use committed, with its change, under a lock fork's
+   * prepare holds (its manager's, or rq.mu: RECLAIM_FORK-2). */
   struct rcupl_batch_pos {
     struct rcupl_work *started; /* the item running, or NULL */
     struct rcupl_work *rest;    /* items not started yet */
     uint64_t rest_count;
-    bool committed; /* started made its change (under m->lock) */
+    bool committed; /* started made its change (under m->lock or rq.mu) */
   } slot[2];
   unsigned pos;
   uint64_t batch_count;
@@ -77,7 +78,8 @@ static inline void rcupl_reclaim_note_position(struct rcupl_work *started,
   __atomic_store_n(&rq.pos, next, __ATOMIC_RELEASE);
 }
 
-/* Called by a callback under its manager's lock, with its change. */
+/* Called by an item under its manager's lock or rq.mu, with its change
+ * (RECLAIM_FORK-2). */
 static inline void rcupl_reclaim_commit(void) {
   unsigned cur = __atomic_load_n(&rq.pos, __ATOMIC_RELAXED);
   __atomic_store_n(&rq.slot[cur].committed, true, __ATOMIC_RELEASE);

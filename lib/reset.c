@@ -32,6 +32,12 @@
  *       reset failed (FORK-5: the spare stays current until a reset
  *       succeeds). A settle finds the manager stale under m->writer, or
  *       does nothing: of racing first calls in a child, one settles.
+ *   RESET-6. m->chosen (FOLLOW-1) is what the last reset that succeeded
+ *       said: stored under m->writer on each success path, never on a
+ *       failure, so a failed reset leaves the manager following as it
+ *       did ("on error the current pool is unchanged", and so is the
+ *       rest). A follow reset stores false (it runs only when not
+ *       chosen), a settle the value it found.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -84,11 +90,14 @@ static void rcupl_reset_failed(rcupool_t *m, bool settling) {
 
 /* rcupool_reset() to `threads` (already resolved, non-zero), entered with
  * m->writer held, which it releases. settling: called to settle a stale
- * fork child (rcupl_reset_settle_fork). */
-int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
+ * fork child (rcupl_reset_settle_fork). m->chosen becomes `chosen` when it
+ * succeeds, under m->writer (RESET-6). */
+int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool chosen,
+                            bool settling) {
   /* m->current changes only under writer (MANAGER-5), so old stays. */
   struct rcupl_pool *old = m->current;
   if (old->threads == threads && !old->fork_orphan) {
+    __atomic_store_n(&m->chosen, chosen, __ATOMIC_RELAXED); /* RESET-6 */
     /* Nothing to publish. A fork child's spare of the size asked for is
      * the settled pool, and reports its own size from now on (until now
      * current_threads held the size to settle at). */
@@ -153,6 +162,7 @@ int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
 
   rcupl_hold_point(RCUPL_HOLD_RESET_RETIRE); /* tests: a fork here, FORK-7 */
   rcupl_reclaim_retire(rec);
+  __atomic_store_n(&m->chosen, chosen, __ATOMIC_RELAXED); /* RESET-6 */
   rcupl_mutex_unlock(&m->writer);
   rcupl_warm_free(let_go);
   /* Logged after the locks are released; the pointers are only
@@ -176,8 +186,7 @@ static int rcupl_reset(rcupool_t *m, size_t threads) {
   /* Read before the writer lock: it may read files. */
   if (threads == 0) threads = rcupl_manager_default_threads(m);
   rcupl_mutex_lock(&m->writer);
-  __atomic_store_n(&m->chosen, chosen, __ATOMIC_RELAXED);
-  return rcupl_reset_writer_held(m, threads, false);
+  return rcupl_reset_writer_held(m, threads, chosen, false);
 }
 
 int rcupool_reset(rcupool_t *m, size_t threads) {
@@ -194,14 +203,15 @@ void rcupl_reset_settle_fork(rcupool_t *m) {
   }
   /* While stale, current_threads holds the size to settle at (FORK-4). */
   size_t want = __atomic_load_n(&m->current_threads, __ATOMIC_RELAXED);
-  int err = rcupl_reset_writer_held(m, want, true);
+  int err = rcupl_reset_writer_held(
+      m, want, __atomic_load_n(&m->chosen, __ATOMIC_RELAXED), true);
   if (err == 0)
     rcupl_log(RCUPOOL_LOG_DEBUG,
               "fork child: manager %p settled at %zu threads", (void *)m, want);
   else /* the spare stays current (FORK-5); a later reset tries again */
     rcupl_log(RCUPOOL_LOG_ERROR,
               "fork child: cannot start a pool of %zu threads (%d); parallel "
-              "work of the default manager runs on the calling thread until a "
-              "reset succeeds",
-              want, err);
+              "work of manager %p runs on the calling thread until a reset "
+              "succeeds",
+              want, err, (void *)m);
 }

@@ -26,11 +26,17 @@
  *       measured from its last use: pool->last_use, stamped by the unpin
  *       that dropped its last pin (on the pool's own line, before the put:
  *       PIN-2), by the end of a dispatch on it, by the retire callback
- *       after which it turns warm, and at its creation. A pass releases a
- *       warm pool when now - last_use >= warm_ns and otherwise makes the
- *       next pass due at last_use + warm_ns, so a linger ends warm_ns after
- *       the last use, plus the reclaim thread's wake-up (measured: 0.3-1.7
- *       ms; the stated tolerance is 100 ms, tests/warm_lifetime_test.cc).
+ *       after which it turns warm, and at its creation. The stamp is read
+ *       from the coarse clock (hot path, clock.h), the pass's now from the
+ *       precise one; both are one timeline, and a stamp s of a use at time
+ *       u has u - lag < s <= u (lag = rcupl_coarse_lag_ns(), two ticks). A
+ *       pass releases a warm pool when now - s >= warm_ns + lag, and
+ *       otherwise makes the next pass due at s + warm_ns + lag. Never
+ *       early: now - u > now - s - lag >= warm_ns. Never late by more than
+ *       lag (8 ms at 250 Hz, 20 ms at 100 Hz) plus the reclaim thread's
+ *       wake-up (measured: 0.3-1.7 ms): the stated tolerance is 100 ms
+ *       (tests/warm_lifetime_test.cc). Only a tick more than one
+ *       resolution late could end a linger early, by that excess.
  *       A pin and its unpin both made between a pass's look at the pool
  *       and its compare-and-swap (a few instructions under m->lock) are not
  *       seen by it; nothing else is. A pool orphaned by fork() (never
@@ -49,14 +55,19 @@
  *   WARM-5. The limit holds the moment a pool turns warm. The pools a
  *       manager holds off current (warm, pinned, retiring, dispatched) each
  *       turn warm by themselves (an unpin, a grace period, a dispatch's
- *       end), where nothing can look at the limit. So wherever one may join
- *       them (a sized pin starting a pool, a reset retiring one) and at
- *       every pass, rcupl_warm_limit_locked() lets the longest unused warm
- *       ones go until those pools number at most warm_max: then however
- *       many of them turn warm, at most warm_max are. Only when pins (or
- *       retires) alone hold more than warm_max pools off current can more
- *       than warm_max be warm, and then only until the next pass, at most
- *       warm_ns after their unpins (WARM-4). With RCUPOOL_WARM_NONE
+ *       end). So wherever one may join them (a sized pin starting a pool,
+ *       a reset retiring one) and at every pass, rcupl_warm_limit_locked()
+ *       lets the longest unused warm ones go until those pools number at
+ *       most warm_max: then however many of them turn warm, at most
+ *       warm_max are. When more than warm_max are held by something that
+ *       is not a pin, the end of that hold applies the limit again: a
+ *       grace period's at the pass after its batch (WARM-4), a dispatch's
+ *       in its own thread (PARALLEL-6). Only when pins alone hold more than
+ *       warm_max pools off current can more than warm_max be warm, and
+ *       then only until the next pass, at most warm_ns after their unpins
+ *       (WARM-4): an unpin stays a store and a decrement (PIN-2), with no
+ *       lock and no wake-up, and a holder that keeps that many pins chose
+ *       those pools. With RCUPOOL_WARM_NONE
  *       (warm_max 0) a retired pool goes at the pass after its grace
  *       period, a pinned one at the first pass after its last unpin.
  */
@@ -117,6 +128,7 @@ void rcupl_warm_free(struct rcupl_work *chain) {
 /* What one pass over one manager did. */
 struct rcupl_warm_pass {
   uint64_t now;
+  uint64_t lag; /* rcupl_coarse_lag_ns(): the stamps' clock (WARM-3) */
   uint64_t due; /* the next pass, 0: none needed */
   bool all;     /* trim: every warm pool goes */
   size_t released;
@@ -174,10 +186,21 @@ size_t rcupl_warm_limit_locked(rcupool_t *m, struct rcupl_work **chain) {
   return released;
 }
 
+void rcupl_warm_limit_now(rcupool_t *m) {
+  struct rcupl_work *chain = NULL;
+  rcupl_mutex_lock(&m->lock);
+  if (m->current != NULL) rcupl_warm_limit_locked(m, &chain);
+  rcupl_mutex_unlock(&m->lock);
+  rcupl_warm_free(chain);
+}
+
 /* WARM-3 and WARM-5 over m's pools. Called with m->lock held. */
 static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
   if (m->current == NULL) return; /* destroy owns every pool now */
-  const uint64_t warm_ns = __atomic_load_n(&m->warm_ns, __ATOMIC_RELAXED);
+  /* The linger on the stamps' coarse clock: warm_ns plus the lag of a
+   * coarse stamp behind the use it records (WARM-3). */
+  const uint64_t warm_ns =
+      __atomic_load_n(&m->warm_ns, __ATOMIC_RELAXED) + w->lag;
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
     if (p == m->current || !p->managed) continue;
@@ -209,6 +232,7 @@ static void rcupl_warm_pass_each(rcupool_t *m, void *ctx) {
   rcupl_mutex_lock(&m->lock);
   /* Read under the lock, at the pass over this manager. */
   ((struct rcupl_warm_pass *)ctx)->now = rcupl_now_ns();
+  ((struct rcupl_warm_pass *)ctx)->lag = rcupl_coarse_lag_ns();
   rcupl_warm_pass_locked(m, ctx);
   rcupl_mutex_unlock(&m->lock);
 }

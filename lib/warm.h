@@ -35,6 +35,12 @@ void rcupl_warm_free(struct rcupl_work *chain);
  * Returns how many. */
 size_t rcupl_warm_limit_locked(rcupool_t *m, struct rcupl_work **chain);
 
+/* rcupl_warm_limit_locked() under m->lock, then the pools it let go to
+ * the reclaim thread: for a dispatch that may have left a pool warm off
+ * current (PARALLEL-6). Call with no lock of m held, m not being
+ * destroyed. Blocks briefly (m->lock). */
+void rcupl_warm_limit_now(rcupool_t *m);
+
 /* The expiry pass over every manager (the reclaim thread's): releases the
  * warm pools unused for their manager's warm_ms and those beyond its
  * warm_pools, and returns when the next pass is due (0: no pool is warm or

@@ -19,10 +19,10 @@
  *       thread that itself called pthreadpool_parallelize_*() directly on
  *       an rcupool pool, while it runs its own share of the tasks (docs/misuse.md).
  *   WORKER-2. rcupl_worker_census() runs one task per thread of the new pool
- *       (pthreadpool hands each thread of a 1d call of `threads` items one
- *       item first; each item waits until all have started, bounded by a
- *       deadline), and every thread but the creating one records itself and
- *       takes its worker name, "rcupool-w<item>/<threads>" (lib/names.c,
+ *       (pthreadpool hands each thread of a 1d call of `threads` items its
+ *       own item first; each item waits until all have started), and every
+ *       thread but the creating one records itself and takes its worker
+ *       name, "rcupool-w<item>/<threads>" (lib/names.c,
  *       NAMES-2): the creating thread keeps its own. A placed pool's
  *       workers bind themselves there, each worker k (in the order they
  *       arrive) as lib/placement.c's PLACE-3 says, and read their binding
@@ -30,12 +30,23 @@
  *       The census ORs the
  *       manager's idle flags into its own, like every pthreadpool call of
  *       the library (lib/idle.c, IDLE-2).
+ *       The wait has no deadline, so every worker runs its own item, and
+ *       only its own: pthreadpool_create() returns only once every worker
+ *       has started and waits for commands (it waits for their check-in),
+ *       so each takes its item however late the scheduler runs it, and a
+ *       thread steals another's item only after its own has returned,
+ *       which no item does before all have started. (With a deadline, as
+ *       before issue 38, a worker taking its item more than the deadline
+ *       late lost it to a thread that had finished waiting: that thread
+ *       renamed and bound itself again, and the late worker was never
+ *       marked, named or bound; a nested parallel call on it would then
+ *       not run inline, WORKER-1.) The wait is a pool start's, like
+ *       pthreadpool_create()'s own for its workers.
  *   WORKER-3. The reclaim thread marks itself as its first act after its
  *       name (lib/reclaim.c), before it takes any item; no other thread is
  *       ever marked.
  */
 #include <sched.h>
-#include <time.h>
 
 #include "idle.h"
 #include "names.h"
@@ -71,19 +82,11 @@ struct rcupl_census {
   rcupl_worker_bind_fn bind;
   size_t workers; /* atomic: workers seen so far (their number k) */
   size_t bound;   /* atomic: workers whose binding held */
-  struct timespec deadline;
 #if defined(RCUPL_TSAN)
   char start; /* released by the creator, acquired by each task */
   char end;   /* released by each task, acquired by the creator */
 #endif
 };
-
-static bool rcupl_census_late(const struct rcupl_census *c) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return now.tv_sec > c->deadline.tv_sec || (now.tv_sec == c->deadline.tv_sec &&
-                                             now.tv_nsec > c->deadline.tv_nsec);
-}
 
 static void rcupl_census_task(void *arg, size_t i) {
   struct rcupl_census *c = arg;
@@ -96,10 +99,9 @@ static void rcupl_census_task(void *arg, size_t i) {
       __atomic_fetch_add(&c->bound, 1, __ATOMIC_RELAXED);
   }
   __atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
-  /* Hold this thread until every thread has taken its first item, so no
-   * thread takes two; the deadline bounds the wait if one is late. */
-  while (__atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < c->threads &&
-         !rcupl_census_late(c))
+  /* Hold this thread until every thread has taken its own item, so no
+   * thread takes two (WORKER-2: no deadline). */
+  while (__atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < c->threads)
     sched_yield();
   RCUPL_TSAN_RELEASE(&c->end);
 }
@@ -114,8 +116,6 @@ void rcupl_worker_census(struct rcupl_pool *p, const struct rcupl_cpuset *cpus,
                            .cpus = cpus,
                            .strict = strict,
                            .bind = bind};
-  clock_gettime(CLOCK_MONOTONIC, &c.deadline);
-  c.deadline.tv_sec += 2;
   RCUPL_TSAN_RELEASE(&c.start);
   pthreadpool_parallelize_1d(p->tp, rcupl_census_task, &c, p->threads,
                              rcupl_idle_flags_of(p->manager));

@@ -2,6 +2,7 @@
 // rcupool_default and RCUPOOL_NUM_THREADS. No test of this binary touches
 // the default manager in the parent process: each case forks a child that
 // makes the process's first rcupool_default() call.
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/in_child.h"
 #include "tests/support/support.h"
 
 // RCUPOOL_NUM_THREADS is read once per process, by the first
@@ -279,4 +281,118 @@ TEST(RcupoolDefaultEnv, InvalidLogLevelIsLoggedAndIgnoredAndEmptyIsSilent) {
   EnvResult empty = EnvInChild(RCUPOOL_ENV_LOG_LEVEL, "");
   ASSERT_EQ(empty.ok, 1);
   EXPECT_EQ(empty.warnings, 0);
+}
+
+// Issue 38: RCUPOOL_PLACEMENT, RCUPOOL_FOLLOW and rcupool_describe() read
+// the environment as docs/environment.md says, each case in a fresh copy of
+// this program (the first rcupool_default() of its process).
+namespace {
+
+// Whether CPU `cpu` is in the calling thread's affinity mask.
+bool InMask(int cpu) {
+  cpu_set_t *set = CPU_ALLOC(1024);
+  const size_t size = CPU_ALLOC_SIZE(1024);
+  bool in = sched_getaffinity(0, size, set) == 0 && CPU_ISSET_S(cpu, size, set);
+  CPU_FREE(set);
+  return in;
+}
+
+// One call (each reads the environment and warns again).
+std::string Describe() {
+  std::string text(1 << 16, '\0');
+  int n = rcupool_describe(&text[0], text.size());
+  text.resize(n > 0 && (size_t)n < text.size() ? (size_t)n : 0);
+  return text;
+}
+
+}  // namespace
+
+// Defect 1: a well-formed placement with no CPU in the mask cannot place
+// any worker: warned about and ignored, as a malformed one is, and the
+// manager comes up with the count asked for. (Before: rcupool_default()
+// NULL, "cannot create the manager (-22)".)
+TEST(RcupoolDefault, EnvironmentPlacementWithNoCpuInTheMaskIsWarnedAndIgnored) {
+  if (InMask(1000)) GTEST_SKIP() << "CPU 1000 is in this process's mask";
+  RCUPOOL_RUN_IN_CHILD(30);
+  setenv(RCUPOOL_ENV_PLACEMENT, "1000", 1);
+  setenv(RCUPOOL_ENV_NUM_THREADS, "2", 1);
+  rcupool_test::LogRecorder log;
+  rcupool_t *m = rcupool_default();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(rcupool_threads(m), 2u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "RCUPOOL_PLACEMENT=\"1000\""), 1u);
+  rcupool_placement_t pl;
+  ASSERT_EQ(rcupool_get_placement(m, &pl), 0);
+  EXPECT_EQ(pl.policy, RCUPOOL_PLACE_NONE);
+  EXPECT_EQ(rcupool_reset(m, 3), 0);
+  rcupool_pin_t pin{};
+  EXPECT_EQ(rcupool_pin_sized(m, 2, &pin), 0);
+  rcupool_unpin(&pin);
+}
+
+// Defect 5: blanks around the value and names without case, as every
+// variable of docs/environment.md; a valid value is logged at info.
+// (Before: RCUPOOL_PLACEMENT=Performance and RCUPOOL_FOLLOW="0 " were
+// warned about and ignored; RCUPOOL_FOLLOW=0 was not logged.)
+TEST(RcupoolDefaultEnv, PlacementAndFollowTakeBlanksAndNamesWithoutCase) {
+  RCUPOOL_RUN_IN_CHILD(30);
+  setenv(RCUPOOL_ENV_PLACEMENT, " Performance:STRICT ", 1);
+  setenv(RCUPOOL_ENV_FOLLOW, "0 ", 1);
+  rcupool_test::LogRecorder log;
+  rcupool_t *m = rcupool_default();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "RCUPOOL_PLACEMENT"), 0u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "RCUPOOL_FOLLOW"), 0u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, "RCUPOOL_PLACEMENT"), 1u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, "RCUPOOL_FOLLOW"), 1u);
+  rcupool_placement_t pl;
+  ASSERT_EQ(rcupool_get_placement(m, &pl), 0);
+  EXPECT_EQ(pl.policy, RCUPOOL_PLACE_PERFORMANCE);
+  EXPECT_TRUE(pl.strict);
+  // Parsed alone too: the public parser is the environment's.
+  ASSERT_EQ(rcupool_placement_parse("EFFICIENCY", &pl), 0);
+  EXPECT_EQ(pl.policy, RCUPOOL_PLACE_EFFICIENCY);
+}
+
+// Defect 7: rcupool_describe() (what rcupool_info prints) reads the
+// environment with the library's own parsers: an invalid count is warned
+// about and ignored (the default count follows), a valid one is the line
+// the library logs, an invalid RCUPOOL_FOLLOW is warned about, and a
+// placement is what the default manager gets. (Before: no warning and
+// "follows the limits: no (count chosen)" for RCUPOOL_NUM_THREADS=abc;
+// "default size 1 thread" then the variable for 4; no warning for
+// RCUPOOL_FOLLOW=off.)
+TEST(RcupoolDescribe, ReadsTheEnvironmentAsTheDefaultManagerDoes) {
+  RCUPOOL_RUN_IN_CHILD(30);
+  {
+    setenv(RCUPOOL_ENV_NUM_THREADS, "abc", 1);
+    setenv(RCUPOOL_ENV_FOLLOW, "off", 1);
+    rcupool_test::LogRecorder log;
+    const std::string text = Describe();
+    EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "RCUPOOL_NUM_THREADS=\"abc\""), 1u)
+        << text;
+    EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "RCUPOOL_FOLLOW=\"off\""), 1u)
+        << text;
+    EXPECT_NE(text.find("follows the limits: yes"), std::string::npos) << text;
+  }
+  {
+    setenv(RCUPOOL_ENV_NUM_THREADS, " 4", 1);
+    setenv(RCUPOOL_ENV_FOLLOW, "1", 1);
+    setenv(RCUPOOL_ENV_PLACEMENT, "Efficiency", 1);
+    rcupool_test::LogRecorder log;
+    const std::string text = Describe();
+    EXPECT_NE(text.find("\ndefault size 4 threads: RCUPOOL_NUM_THREADS=4\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("placement efficiency"), std::string::npos) << text;
+    EXPECT_NE(text.find("follows the limits: no"), std::string::npos) << text;
+    EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, ""), 0u) << text;
+    // The default manager says the same.
+    rcupool_t *m = rcupool_default();
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(rcupool_threads(m), 4u);
+    EXPECT_GE(log.Count(RCUPOOL_LOG_INFO,
+                        "default size 4 threads: RCUPOOL_NUM_THREADS=4"),
+              1u);
+  }
 }

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -199,6 +200,113 @@ TEST(RcupoolReset, AChosenCountStopsFollowingAndResetToZeroResumes) {
   EXPECT_EQ(rcupool_threads(m), 2u);
   EXPECT_EQ(Stats(m).follows, 1u);
   EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+// The default count made the mask's CPU count whatever this machine's
+// cores (cpuinfo, whose view varies: valgrind and some VMs show one core),
+// for the tests of issue 38: cpuinfo fails (the RCUPL_FAULT_SITE_CPUINFO
+// hook: docs/default-size.md's step 2, the CPUs in the mask) and no cgroup
+// quota is read (an empty tree as the cgroup root). fail_starts makes
+// every pool start fail too while set.
+class CountIsTheMask {
+ public:
+  CountIsTheMask() {
+    char tmpl[] = "/tmp/rcupool-follow-noquota.XXXXXX";
+    const char *d = mkdtemp(tmpl);
+    if (d != nullptr) root_ = d;
+    rcupl_cpus_set_cgroup_root(root_.c_str());
+    fail_starts = false;
+    rcupl_fault_set_hook(Hook, nullptr);
+  }
+  ~CountIsTheMask() {
+    rcupl_fault_set_hook(nullptr, nullptr);
+    rcupl_cpus_set_cgroup_root(nullptr);
+    if (!root_.empty()) rmdir(root_.c_str());
+  }
+  bool ok() const { return !root_.empty(); }
+  static inline std::atomic<bool> fail_starts{false};
+
+ private:
+  static bool Hook(void *, int site) {
+    return site == RCUPL_FAULT_SITE_CPUINFO ||
+           (site == RCUPL_FAULT_SITE_POOL_CREATE && fail_starts.load());
+  }
+  std::string root_;
+};
+
+#define NEED_MASK_01()                                          \
+  do {                                                          \
+    if (!rcupool_test::MaskIsCpus01())                          \
+      GTEST_SKIP() << "needs an affinity mask of CPUs 0 and 1"; \
+  } while (0)
+
+// Issue 38, defect 2: a reset that fails leaves the manager as it was,
+// following included: a failed start of threads (a fault) and a placement
+// that cannot be placed (CPU 1 of a mask become CPU 0) each leave a
+// default count that follows the mask to 1 CPU. (Before: the failed reset
+// stored "chosen" and the manager never followed again.)
+TEST(RcupoolReset, FailedResetLeavesADefaultCountFollowing) {
+  NEED_MASK_01();
+  Follow f;
+  CountIsTheMask count;
+  ASSERT_TRUE(count.ok());
+  for (int cause = 0; cause < 2; cause++) {
+    rcupool_options_t o;
+    memset(&o, 0, sizeof o);
+    o.warm_pools = RCUPOOL_WARM_NONE;
+    if (cause == 1) ASSERT_EQ(rcupool_placement_parse("1", &o.placement), 0);
+    rcupool_t *m = nullptr;
+    ASSERT_EQ(rcupool_create(&o, &m), 0);
+    ASSERT_EQ(rcupool_threads(m), 2u);
+    if (cause == 0) {
+      CountIsTheMask::fail_starts = true;
+      EXPECT_EQ(rcupool_reset(m, 3), -EAGAIN);
+      CountIsTheMask::fail_starts = false;
+      ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0})));
+    } else {
+      ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0})));
+      EXPECT_EQ(rcupool_reset(m, 3), -EINVAL);  // CPU 1 left the mask
+    }
+    EXPECT_EQ(rcupool_threads(m), 2u) << "cause " << cause;
+    Dispatch(m);
+    EXPECT_EQ(rcupool_threads(m), 1u) << "cause " << cause;
+    EXPECT_EQ(Stats(m).follows, 1u) << "cause " << cause;
+    ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0, 1})));
+    EXPECT_EQ(rcupool_destroy(m), 0);
+  }
+}
+
+// Issue 38, defect 5: blanks around RCUPOOL_FOLLOW's value are allowed, as
+// for every variable (docs/environment.md): " 0 " turns following off, and
+// "1 " leaves it on, neither warned about. (Before: both warned about, and
+// " 0 " followed.) Run in a fresh copy of this program.
+void DefaultManagerUnderFollowEnvCountingTheMask(const char *value,
+                                                 bool follows) {
+  CountIsTheMask count;
+  ASSERT_TRUE(count.ok());
+  setenv("RCUPOOL_FOLLOW", value, 1);
+  rcupl_follow_set_period_ns(0);
+  rcupool_test::LogRecorder log;
+  rcupool_t *m = rcupool_default();
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(rcupool_threads(m), 2u);
+  ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0})));
+  Dispatch(m);
+  EXPECT_EQ(rcupool_threads(m), follows ? 1u : 2u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "RCUPOOL_FOLLOW"), 0u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO, "RCUPOOL_FOLLOW"), 1u);
+}
+
+TEST(RcupoolDefault, EnvironmentFollowZeroWithBlanksTurnsFollowingOff) {
+  NEED_MASK_01();
+  RCUPOOL_RUN_IN_CHILD(30);
+  DefaultManagerUnderFollowEnvCountingTheMask(" 0 ", false);
+}
+
+TEST(RcupoolDefault, EnvironmentFollowOneWithBlanksFollows) {
+  NEED_MASK_01();
+  RCUPOOL_RUN_IN_CHILD(30);
+  DefaultManagerUnderFollowEnvCountingTheMask("1 ", true);
 }
 
 TEST(RcupoolCreate, FollowOffNeverFollows) {

@@ -119,6 +119,17 @@ TEST(RcupoolCpuClass, EnvironmentSetsEachCpusClassAndTheReverse) {
             RCUPOOL_CLASS_NONE);
 }
 
+// Issue 38, defect 5: RCUPOOL_CPU_CLASSES is read as every variable of
+// docs/environment.md: blanks around the value, names without case.
+// (Before: warned about and ignored.)
+TEST(RcupoolCpuClass, EnvironmentTakesBlanksAroundAndNamesWithoutCase) {
+  rcupool_test::LogRecorder log;
+  Classes c(" 0:Efficiency,1:PERFORMANCE \t");
+  EXPECT_EQ(rcupool_cpu_class(0), RCUPOOL_CLASS_EFFICIENCY);
+  EXPECT_EQ(rcupool_cpu_class(1), RCUPOOL_CLASS_PERFORMANCE);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, "RCUPOOL_CPU_CLASSES"), 0u);
+}
+
 TEST(RcupoolCpuClass, DetectionTakesTheCpuCapacityTierAboveTheLittleOnesAsPerformance) {
   FakeSysfs fs;
   fs.Write("present", "0-3\n");
@@ -550,9 +561,38 @@ TEST(RcupoolPinPlaced, CpusOutsideTheMaskAreEinvalOrClippedAndNothingIsLost) {
   EXPECT_EQ(rcupool_create(&o, &bad), -EINVAL);
   EXPECT_EQ(bad, nullptr);
   o.placement = outside;
-  o.threads = 2;  // a 1-thread pool has no worker to place (never refused)
+  o.threads = 2;
   EXPECT_EQ(rcupool_create(&o, &bad), -EINVAL);
   EXPECT_EQ(bad, nullptr);
+}
+
+// Issue 38, defect 6: rcupool_create() refuses a placement that cannot be
+// placed whatever the count, as manager.h says: with 1 thread (no worker to
+// place) and with the default count too. (Before: 0 for 1 thread.)
+TEST(RcupoolCreate, OneThreadWithAPlacementOutsideTheMaskIsEinval) {
+  cpu_set_t *mask = CPU_ALLOC(1024);
+  const size_t size = CPU_ALLOC_SIZE(1024);
+  const bool in = sched_getaffinity(0, size, mask) == 0 &&
+                  CPU_ISSET_S(1000, size, mask);
+  CPU_FREE(mask);
+  if (in) GTEST_SKIP() << "CPU 1000 is in this process's mask";
+  rcupool_options_t o;
+  memset(&o, 0, sizeof o);
+  o.placement = Placement("1000");
+  for (size_t threads : {1, 0}) {
+    o.threads = threads;
+    rcupool_t *bad = nullptr;
+    rcupool_test::LogRecorder log;
+    EXPECT_EQ(rcupool_create(&o, &bad), -EINVAL) << threads << " threads";
+    EXPECT_EQ(bad, nullptr);
+    EXPECT_EQ(log.Count(RCUPOOL_LOG_ERROR, "no CPU of the placement"), 1u);
+  }
+  // Partly in the mask: created (its workers are placed on the rest).
+  o.placement = Placement("0-1023");
+  o.threads = 1;
+  rcupool_t *m = nullptr;
+  ASSERT_EQ(rcupool_create(&o, &m), 0);
+  EXPECT_EQ(rcupool_destroy(m), 0);
 }
 
 TEST(RcupoolPinPlaced, AClassWithNoCpuInTheMaskFallsBackToTheMask) {

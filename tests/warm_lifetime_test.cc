@@ -24,9 +24,9 @@
 
 #include "tests/support/support.h"
 
-// Linked with -Wl,--wrap=pthread_cond_timedwait (tests/BUILD): every timed
-// wait of the library comes here first. The reclaim thread's are counted,
-// with the clock their deadline was read from (CLOCK_MONOTONIC counts
+// Linked with -Wl,--wrap=pthread_cond_timedwait,--wrap=clock_gettime
+// (tests/BUILD): every timed wait and clock read of the library comes here
+// first. The timed waits: the reclaim thread's are counted  with the clock their deadline was read from (CLOCK_MONOTONIC counts
 // seconds since boot, CLOCK_REALTIME since 1970: far apart).
 extern "C" int __real_pthread_cond_timedwait(pthread_cond_t *cv,
                                              pthread_mutex_t *mu,
@@ -52,6 +52,20 @@ extern "C" int __wrap_pthread_cond_timedwait(pthread_cond_t *cv,
     if (t > real.tv_sec - 1 && t < real.tv_sec + 3600.0) realtime_deadlines++;
   }
   return __real_pthread_cond_timedwait(cv, mu, at);
+}
+
+// The clock reads: those of the precise monotonic clock on a thread that
+// counts them (clock_reads_counted set).
+extern "C" int __real_clock_gettime(clockid_t clock, struct timespec *ts);
+
+namespace {
+thread_local bool clock_reads_counted = false;
+thread_local long precise_clock_reads = 0;
+}  // namespace
+
+extern "C" int __wrap_clock_gettime(clockid_t clock, struct timespec *ts) {
+  if (clock_reads_counted && clock == CLOCK_MONOTONIC) precise_clock_reads++;
+  return __real_clock_gettime(clock, ts);
 }
 
 using rcupool_test::Manager;
@@ -176,6 +190,53 @@ TEST(RcupoolWarm, LimitHoldsTheMomentAPoolTurnsWarm) {
   EXPECT_EQ(Stats(m).pools_created, created);
 }
 
+// Issue 38, defect 4: pools held off current only by parallel calls (each
+// retired by a reset while a call ran on it) turn warm when the calls end;
+// the end of the call that leaves one warm applies the warm_pools limit at
+// once, as a reset's retire does, so no more than warm_pools are warm when
+// the calls have returned, with no pin anywhere. (Before: 2 warm pools, 5
+// threads, with warm_pools 1, until the expiry pass warm_ms later.)
+struct BlockedCall {
+  std::atomic<int> started{0};
+  std::atomic<bool> release{false};
+};
+
+void BlockUntilReleased(void *arg, size_t) {
+  auto *b = static_cast<BlockedCall *>(arg);
+  b->started++;
+  while (!b->release.load()) std::this_thread::sleep_for(milliseconds(1));
+}
+
+TEST(RcupoolWarm, LimitHoldsWhenParallelCallsOnRetiredPoolsEnd) {
+  Manager m(2, 60000, 1);  // a linger far longer than the test
+  BlockedCall call2, call3;
+  std::thread on2([&] {
+    EXPECT_EQ(rcupool_parallelize_1d(m, BlockUntilReleased, &call2, 2, 0), 0);
+  });
+  while (call2.started.load() == 0) std::this_thread::sleep_for(milliseconds(1));
+  ASSERT_EQ(rcupool_reset(m, 3), 0);  // retires the 2-thread pool
+  std::thread on3([&] {
+    EXPECT_EQ(rcupool_parallelize_1d(m, BlockUntilReleased, &call3, 3, 0), 0);
+  });
+  while (call3.started.load() == 0) std::this_thread::sleep_for(milliseconds(1));
+  ASSERT_EQ(rcupool_reset(m, 4), 0);  // retires the 3-thread pool
+  ASSERT_EQ(rcupool_barrier(m), 0);   // both grace periods over
+  rcupool_stats_t s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 3u);  // both still dispatched: not warm yet
+  EXPECT_EQ(s.pins, 0u);
+  call2.release = true;
+  call3.release = true;
+  on2.join();
+  on3.join();
+  s = Stats(m);
+  std::printf("after both calls ended: %zu warm pools, %zu pools alive, "
+              "%zu pins (warm_pools 1)\n",
+              s.pools_idle, s.pools_alive, s.pins);
+  EXPECT_EQ(s.pins, 0u);
+  EXPECT_LE(s.pools_idle, 1u);
+  EXPECT_LE(s.pools_alive, 2u);
+}
+
 // The wait for a linger's end is timed on CLOCK_MONOTONIC (LOCK-3), so a
 // step of the wall clock moves no linger: its deadline is read from that
 // clock, and the wait ends at it, not at once (a deadline of one clock on
@@ -205,6 +266,44 @@ TEST(RcupoolWarm, LingerIsTimedOnMonotonicClockWithoutSpinning) {
     std::this_thread::sleep_for(milliseconds(5));
   EXPECT_EQ(Stats(m).pools_idle, 0u);
   EXPECT_EQ(realtime_deadlines.load(), real0);
+}
+
+// Issue 38, defect 11: the last-use stamp of an unpin, and of the end of a
+// parallel call, reads no precise clock (CLOCK_MONOTONIC costs twice a
+// refcount on a kvm-clock machine): pin + unpin, a width guard of the
+// current width and of another live width, and parallel calls, 200 each,
+// with the precise clock reads of this thread counted. (Before: one
+// CLOCK_MONOTONIC read per unpin and per parallel call.)
+TEST(RcupoolUnpin, StampsLastUseWithoutReadingThePreciseClock) {
+  Manager m(2, 0, 0);
+  rcupool_pin_t other{};
+  ASSERT_EQ(rcupool_pin_sized(m, 3, &other), 0);  // a live width off current
+  ASSERT_TRUE(rcupool_test::ManagerSumIsRight(m, 64));  // settles following
+  clock_reads_counted = true;
+  precise_clock_reads = 0;
+  for (int i = 0; i < 200; i++) {
+    rcupool_pin_t pin{};
+    ASSERT_EQ(rcupool_pin(m, &pin), 0);
+    rcupool_unpin(&pin);
+    ASSERT_EQ(rcupool_pin_sized(m, 2, &pin), 0);
+    rcupool_unpin(&pin);
+    ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
+    rcupool_unpin(&pin);
+  }
+  const long by_pins = precise_clock_reads;
+  for (int i = 0; i < 200; i++) {
+    rcupool_pin_t pin{};
+    ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);
+    rcupool_scope_enter(&pin);
+    ASSERT_TRUE(rcupool_test::ManagerSumIsRight(m, 8));
+    rcupool_scope_exit();
+    rcupool_unpin(&pin);
+  }
+  clock_reads_counted = false;
+  const long by_calls = precise_clock_reads - by_pins;
+  EXPECT_EQ(by_pins, 0) << "CLOCK_MONOTONIC reads in 600 pins + unpins";
+  EXPECT_EQ(by_calls, 0) << "CLOCK_MONOTONIC reads in 200 guarded calls";
+  rcupool_unpin(&other);
 }
 
 // Polls until m holds only its current pool; returns when that was seen,

@@ -33,11 +33,26 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  int n = rcupool_describe(NULL, 0);
-  if (n < 0) return 1;
-  char *text = malloc((size_t)n + 1);
+  /* One call: each reads the environment as rcupool_default() would, and
+   * logs its warnings (to stderr) again. A second only if the text did not
+   * fit. */
+  size_t size = 1 << 16;
+  char *text = malloc(size);
   if (text == NULL) return 1;
-  rcupool_describe(text, (size_t)n + 1);
+  int n = rcupool_describe(text, size);
+  if (n >= 0 && (size_t)n >= size) {
+    char *more = realloc(text, (size_t)n + 1);
+    if (more == NULL) {
+      free(text);
+      return 1;
+    }
+    text = more;
+    n = rcupool_describe(text, (size_t)n + 1);
+  }
+  if (n < 0) {
+    free(text);
+    return 1;
+  }
   fputs(text, stdout);
   free(text);
   return 0;

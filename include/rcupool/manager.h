@@ -92,9 +92,11 @@ typedef struct rcupool_options {
    * warm_ms (0: RCUPOOL_WARM_MS_DEFAULT): a warm pool goes warm_ms after
    * its last use: its last unpin, the end of the last parallel call on it,
    * or the grace period after the reset that retired it, however long it
-   * was pinned before. Timed on CLOCK_MONOTONIC, plus the wake-up of the
+   * was pinned before. Timed on CLOCK_MONOTONIC, never shorter; the
+   * last use is stamped from its coarse twin, so a pool may stay up to two
+   * scheduler ticks longer (8 ms at 250 Hz), plus the wake-up of the
    * library's reclaim thread (measured: under 2 ms; rcupool's tests allow
-   * 100 ms).
+   * 100 ms in all).
    * warm_pools (0: RCUPOOL_WARM_POOLS_DEFAULT): how many warm pools at
    * most, at every moment: the pools the manager holds off current count
    * as they are pinned or retiring too (each turns warm by itself), and
@@ -206,10 +208,12 @@ RCUPOOL_API int rcupool_destroy(rcupool_t *m);
  * logged at info level ("default size 1 thread: 2 performance cores
  * (kernel topology) in the affinity mask of 2 CPUs; cgroup quota 1 CPU ->
  * 1 thread"). Its placement is
- * RCUPOOL_PLACEMENT's (rcupool_placement_parse() syntax; none when unset or
- * malformed, which is logged at warning level); RCUPOOL_FOLLOW=0 stops it
- * following the CPU limits (rcupool_follow_t; any value but 0 and 1 is
- * logged and ignored).
+ * RCUPOOL_PLACEMENT's (rcupool_placement_parse() syntax; none when unset,
+ * malformed or with no CPU in the affinity mask and online, the last two
+ * logged at warning level); RCUPOOL_FOLLOW=0 stops it following the CPU
+ * limits (rcupool_follow_t; any value but 0 and 1 is logged and ignored).
+ * Every variable is read as docs/environment.md says: blanks around the
+ * value allowed, names without case.
  *
  * Where no thread can start (RLIMIT_NPROC as `ulimit -u` sets it, a pids
  * cgroup), the manager still comes up: its first pool has 1 thread, which

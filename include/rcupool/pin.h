@@ -160,7 +160,7 @@ RCUPOOL_API int rcupool_pin_placed(rcupool_t *m, size_t threads,
  * its own.
  * Returns: nothing.
  * Threads: any; one pin must not be unpinned by two threads at once.
- * Blocks: no (a read of CLOCK_MONOTONIC and one atomic decrement). An
+ * Blocks: no (a read of CLOCK_MONOTONIC_COARSE and one atomic decrement). An
  *   unpin that drops a pool's very last reference (a pool its manager has
  *   already let go, such as a fork child's orphan) takes the reclaim
  *   queue's short lock, and starts the reclaim thread if it is not
@@ -173,7 +173,9 @@ RCUPOOL_API void rcupool_unpin(rcupool_pin_t *pin);
 
 /*
  * The pinned pool.
- * Returns: the pool; NULL for an empty pin or NULL.
+ * Returns: the pool; NULL for an empty pin or NULL, and for a pin of a
+ *   pool inherited from the parent of a fork child that its manager could
+ *   not replace in the child (see rcupool_current()).
  * Threads: any.
  * Blocks: no (reads the pin).
  * Lifetime: the pool until rcupool_unpin(pin).

@@ -87,7 +87,9 @@ typedef struct rcupool_placement {
  * Parses a placement from text: "none", "performance", "efficiency", or a
  * CPU list ("0-3,6"), each optionally followed by ":strict"
  * ("performance:strict", "0-1:strict"). Blanks around the text are
- * ignored. This is RCUPOOL_PLACEMENT's syntax, and Python's.
+ * ignored and the names compare without case ("Performance:STRICT"), as
+ * for every environment variable (docs/environment.md). This is
+ * RCUPOOL_PLACEMENT's syntax, and Python's.
  * Returns: 0 and fills *out, or -EINVAL when text or out is NULL or the
  *   text is not a placement (*out unchanged; nothing logged).
  * Threads: any.

@@ -71,7 +71,11 @@ RCUPOOL_API void rcupool_read_unlock(void);
  * The current pool of m. Must be called inside a read-side section; the
  * returned pool stays valid until the matching rcupool_read_unlock(),
  * whatever resets happen meanwhile.
- * Returns: m's current pool; NULL if m is NULL.
+ * Returns: m's current pool; NULL if m is NULL, or, in a child of fork(),
+ *   while m's current pool is one inherited from the parent (its workers
+ *   stayed there; m's first pin or parallel call in the child replaces
+ *   it, docs/flavours.md "fork"): pthreadpool runs work given NULL on the
+ *   calling thread.
  * Threads: any, inside a read-side section; async-signal-safe as
  *   rcupool_read_lock() is (above).
  * Blocks: no (one atomic load).

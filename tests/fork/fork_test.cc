@@ -30,6 +30,7 @@
 using rcupool_test::ForkAndWait;
 using rcupool_test::ManagerSumIsRight;
 using rcupool_test::OsThreadCount;
+using rcupool_test::ParallelSumIsRight;
 using rcupool_test::RecordThread;
 using rcupool_test::Stats;
 using rcupool_test::ThreadIds;
@@ -349,5 +350,70 @@ TEST(RcupoolFork, PrivateManagerFreesPendingAtForkDoNotCrashChild) {
   }
   EXPECT_EQ(bad, 0) << "children that crashed or failed";
   ASSERT_EQ(rcupool_barrier(priv), 0);
+  EXPECT_EQ(rcupool_destroy(priv), 0);
+}
+
+// Issue 38, defect 3: in a fork child, a private manager's current pool is
+// an orphan (its workers stayed in the parent). Its first use by any path
+// replaces it with a pool of the child's, as the default manager's does:
+// a sized pin of its width and a pin get a pool whose pthreadpool_t runs
+// work, rcupool_current() never hands out the orphan's (before the first
+// use it gives NULL, on which pthreadpool runs the work inline; after it,
+// the new pool), and a parallel call then runs on the new pool too. Each
+// path in its own child. (Before: the sized pin and the pin got the orphan,
+// whose pthreadpool_t hangs: killed after the child's timeout.)
+TEST(RcupoolFork, PrivateManagersOrphanedCurrentIsReplacedAtFirstUseByEveryPath) {
+  SKIP_UNDER_TSAN();
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  rcupool_t *priv = nullptr;
+  rcupool_options_t opts = {};
+  opts.threads = 2;
+  opts.warm_pools = RCUPOOL_WARM_NONE;
+  ASSERT_EQ(rcupool_create(&opts, &priv), 0);
+  ASSERT_TRUE(ManagerSumIsRight(priv, 64));  // its worker has run
+  const uint64_t gen = rcupool_generation(priv);
+  enum { kPinSized, kPin, kCurrent, kParallel };
+  for (int path : {kPinSized, kPin, kCurrent, kParallel}) {
+    SCOPED_TRACE(path);
+    int rc = rcupool_test::ForkAndWait(
+        [priv, path, gen] {
+          rcupool_pin_t pin = {};
+          if (path == kPinSized || path == kPin) {
+            int err = path == kPinSized ? rcupool_pin_sized(priv, 2, &pin)
+                                        : rcupool_pin(priv, &pin);
+            if (err != 0) return 10;
+            if (rcupool_pin_threads(&pin) != 2) return 11;
+            if (!ParallelSumIsRight(rcupool_pin_pthreadpool(&pin), 1000))
+              return 12;  // (an orphan's hangs instead)
+            rcupool_unpin(&pin);
+          } else if (path == kCurrent) {
+            rcupool_read_lock();
+            pthreadpool_t tp = rcupool_current(priv);
+            const bool right = ParallelSumIsRight(tp, 1000);
+            rcupool_read_unlock();
+            if (!right) return 13;
+          } else {
+            if (!ManagerSumIsRight(priv, 1000)) return 14;
+          }
+          if (path != kCurrent) {
+            // The first use replaced the orphan: a new generation, and
+            // every path now reaches the new pool.
+            if (rcupool_generation(priv) == gen) return 15;
+            rcupool_read_lock();
+            pthreadpool_t tp = rcupool_current(priv);
+            const bool right =
+                tp != nullptr && pthreadpool_get_threads_count(tp) == 2 &&
+                ParallelSumIsRight(tp, 1000);
+            rcupool_read_unlock();
+            if (!right) return 16;
+          }
+          if (rcupool_threads(priv) != 2) return 17;
+          return rcupool_destroy(priv) == 0 ? 0 : 18;
+        },
+        15);
+    EXPECT_EQ(rc, 0) << "10-12: the pin's pool, 13: current's, 14: a "
+                        "parallel call, 15-16: not replaced, 17: count, 18: "
+                        "destroy; -1: killed (hung)";
+  }
   EXPECT_EQ(rcupool_destroy(priv), 0);
 }
