@@ -55,11 +55,16 @@ for flavor in bp memb; do
   check "find_package components, with and without XNNPACK ($flavor)" \
     tests/cmake/components_test.sh "$prefix"
 done
-# A packager's DESTDIR install to /usr, --libdir and --build-type; the
+# A packager's DESTDIR install to /usr, --libdir and --build-type; the .pc
+# files under each way of installing; the
 # instrumented installs, each used by an application under its sanitizer
 # (clang, whose shared objects carry no sanitizer runtime); for thread, the
 # same application on the plain install draws the false report they avoid.
 check "DESTDIR install, --libdir, --build-type" tests/cmake/destdir_test.sh
+# The .pc files of one build installed with an install-time --prefix, a
+# configure-time prefix, DESTDIR staging and moved elsewhere, each used by
+# cc and pkg-config alone.
+check ".pc files under each way of installing" tests/cmake/prefix_test.sh
 check "instrumented install, address (clang)" tests/cmake/sanitize_test.sh address
 check "instrumented install, thread (clang)" \
   tests/cmake/sanitize_test.sh thread "$tmp/prefix-bp"
