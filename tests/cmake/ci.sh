@@ -3,11 +3,11 @@
 # CI (.ci/run): the CMake path without Bazel, from this checkout. For each
 # liburcu flavour (bp, memb): tools/install.sh into a temporary prefix, then
 # tests/cmake_consumer against the shared and the static library, the
-# pkg-config programs and plugins (no overlinking, pkgconf's system
-# directories, -Werror), find_package(rcupool) with and without
-# its xnnpack component (also on a view of the machine without XNNPACK),
-# and that the libraries name their sources relative to the tree. Prints
-# one line per check and, last, "N passed, N failed".
+# pkg-config programs and plugins (Libs, pkgconf's system directories,
+# -Werror), the docs' pkg-config command lines, find_package(rcupool) with
+# and without its xnnpack component (also on a view of the machine without
+# XNNPACK), and that the libraries name their sources relative to the
+# tree. Prints one line per check and, last, "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 passed=0
@@ -52,6 +52,8 @@ for flavor in bp memb; do
   check "consumer shared ($flavor)" tests/cmake/consumer_test.sh shared "$prefix"
   check "consumer static ($flavor)" tests/cmake/consumer_test.sh static "$prefix"
   check "pkg-config programs and plugins ($flavor)" tests/cmake/pkgconfig_test.sh "$prefix"
+  check "the docs' pkg-config command lines ($flavor)" \
+    tests/cmake/docs_pkgconfig_test.sh "$prefix"
   check "find_package components, with and without XNNPACK ($flavor)" \
     tests/cmake/components_test.sh "$prefix"
 done
