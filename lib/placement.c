@@ -38,6 +38,7 @@
 #include "classes.h"
 #include "log_internal.h"
 #include "placement.h"
+#include "plural.h"
 
 int rcupl_placement_check(const rcupool_placement_t *pl) {
   if (pl == NULL) return -EINVAL;
@@ -155,9 +156,10 @@ int rcupl_placement_resolve(const rcupool_placement_t *pl, const char *call,
     if (kept < asked) {
       rcupl_cpuset_format(out, list, sizeof list);
       rcupl_log(RCUPOOL_LOG_WARN,
-                "%s: %zu of the placement's %zu CPUs are outside the "
-                "affinity mask or offline; placed on %s",
-                call, asked - kept, asked, list);
+                "%s: %zu of the placement's %zu %s outside the affinity "
+                "mask or offline; placed on %s",
+                call, asked - kept, asked, rcupl_plural(asked, "CPU", "CPUs"),
+                list);
     }
     return 0;
   }

@@ -42,6 +42,7 @@
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "placement.h"
+#include "plural.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
@@ -106,8 +107,8 @@ int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
   if (!rcupl_fault(RCUPL_FAULT_ALLOC)) rec = malloc(sizeof(*rec));
   if (rec == NULL) {
     rcupl_reset_failed(m, settling);
-    rcupl_log(RCUPOOL_LOG_ERROR, "reset to %zu threads: out of memory",
-              threads);
+    rcupl_log(RCUPOOL_LOG_ERROR, "reset to %zu %s: out of memory", threads,
+              rcupl_threads_noun(threads));
     return -ENOMEM;
   }
 
@@ -130,9 +131,9 @@ int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
       free(rec);
       rcupl_reset_failed(m, settling);
       rcupl_log(RCUPOOL_LOG_ERROR,
-                "reset to %zu threads failed (%d); pool %p (%zu threads) stays "
-                "current",
-                threads, err, (void *)old, old->threads);
+                "reset to %zu %s failed (%d); pool %p (%zu %s) stays current",
+                threads, rcupl_threads_noun(threads), err, (void *)old,
+                old->threads, rcupl_threads_noun(old->threads));
       return err;
     }
     rcupl_mutex_lock(&m->lock);
@@ -157,14 +158,15 @@ int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool settling) {
   rcupl_warm_free(let_go);
   /* Logged after the locks are released; the pointers are only
    * printed. */
-  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu %s) gen %llu",
             (void *)m,
             was_never_current ? "reuse sized"
             : reused          ? "reuse"
                               : "publish",
-            (void *)next, next_threads, (unsigned long long)gen);
-  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu threads)",
-            (void *)m, (void *)old, old_threads);
+            (void *)next, next_threads, rcupl_threads_noun(next_threads),
+            (unsigned long long)gen);
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu %s)", (void *)m,
+            (void *)old, old_threads, rcupl_threads_noun(old_threads));
   return 0;
 }
 
@@ -196,12 +198,12 @@ void rcupl_reset_settle_fork(rcupool_t *m) {
   size_t want = __atomic_load_n(&m->current_threads, __ATOMIC_RELAXED);
   int err = rcupl_reset_writer_held(m, want, true);
   if (err == 0)
-    rcupl_log(RCUPOOL_LOG_DEBUG,
-              "fork child: manager %p settled at %zu threads", (void *)m, want);
+    rcupl_log(RCUPOOL_LOG_DEBUG, "fork child: manager %p settled at %zu %s",
+              (void *)m, want, rcupl_threads_noun(want));
   else /* the spare stays current (FORK-5); a later reset tries again */
     rcupl_log(RCUPOOL_LOG_ERROR,
-              "fork child: cannot start a pool of %zu threads (%d); parallel "
+              "fork child: cannot start a pool of %zu %s (%d); parallel "
               "work of the default manager runs on the calling thread until a "
               "reset succeeds",
-              want, err);
+              want, rcupl_threads_noun(want), err);
 }
