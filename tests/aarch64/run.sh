@@ -15,7 +15,9 @@
 # One line per check and, last, "N passed, N failed". Options through the
 # environment: AARCH64_TORTURE_SECONDS (torture test, default 20),
 # AARCH64_BUILD (a build folder to keep and reuse; default a temporary one),
-# AARCH64_ONLY=pkgconfig (stop after 1 and 2).
+# AARCH64_ONLY=pkgconfig (stop after 1 and 2). With a kept build,
+# tests/aarch64/stress.sh AARCH64_BUILD/tests OUT runs the ExecuTorch
+# stand-in again and again under qemu and tallies the exit statuses.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
