@@ -20,6 +20,7 @@
 #include "lock.h"
 #include "log_internal.h"
 #include "manager_internal.h"
+#include "plural.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "read_internal.h"
@@ -102,8 +103,8 @@ int rcupool_trim(rcupool_t *m) {
   err = rcupl_barrier(m);
   rcupl_log_deliver();
   if (n != 0)
-    rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm pools",
-              (void *)m, n);
+    rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm %s",
+              (void *)m, n, rcupl_plural(n, "pool", "pools"));
   rcupl_log_deliver();
   return err != 0 ? err : (int)n;
 }

@@ -37,6 +37,7 @@
 #include "lock.h"
 #include "log_internal.h"
 #include "manager_internal.h"
+#include "plural.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
 #include "urcu_flavor.h"
@@ -84,8 +85,9 @@ rcupool_t *rcupool_default(void) {
     } else {
       m->is_default = true;
       __atomic_store_n(&default_manager, m, __ATOMIC_RELEASE);
-      rcupl_log(RCUPOOL_LOG_DEBUG, "default: manager %p with %zu threads (%s)",
-                (void *)m, rcupool_threads(m), RCUPL_URCU_FLAVOR_NAME);
+      size_t n = rcupool_threads(m);
+      rcupl_log(RCUPOOL_LOG_DEBUG, "default: manager %p with %zu %s (%s)",
+                (void *)m, n, rcupl_threads_noun(n), RCUPL_URCU_FLAVOR_NAME);
     }
   }
   rcupl_mutex_unlock(&default_lock);
@@ -108,8 +110,8 @@ int rcupool_finalize(void) {
     rcupool_stats_t s;
     int err = rcupool_get_stats(m, &s);
     if (err == 0 && s.pins != 0) {
-      rcupl_log(RCUPOOL_LOG_WARN, "finalize: %zu pins held; nothing changed",
-                s.pins);
+      rcupl_log(RCUPOOL_LOG_WARN, "finalize: %zu %s held; nothing changed",
+                s.pins, rcupl_plural(s.pins, "pin", "pins"));
       err = -EBUSY;
     }
     if (err == 0) err = rcupool_reset(m, 1);
@@ -117,8 +119,8 @@ int rcupool_finalize(void) {
     if (err > 0) err = 0; /* the number of pools trim freed */
     if (err == 0 && rcupool_get_stats(m, &s) == 0 && s.pools_alive != 1) {
       rcupl_log(RCUPOOL_LOG_WARN,
-                "finalize: %zu pools still alive (a pin taken meanwhile)",
-                s.pools_alive);
+                "finalize: %zu %s still alive (a pin taken meanwhile)",
+                s.pools_alive, rcupl_plural(s.pools_alive, "pool", "pools"));
       err = -EBUSY;
     }
     if (err != 0) {

@@ -21,7 +21,6 @@
 #include "env.h"
 #include "log_internal.h"
 #include "machine.h"
-#include "placement.h"
 
 int rcupool_describe(char *buf, size_t size) {
   if (buf == NULL && size > 0) return -EINVAL;

@@ -29,6 +29,7 @@
 #include "env.h"
 #include "log_internal.h"
 #include "placement.h"
+#include "plural.h"
 
 /* The value without its surrounding blanks, in buf; NULL when unset or
  * empty (ENV-1). A value too long for buf is kept long enough to be
@@ -175,7 +176,7 @@ void rcupl_env_default_options(rcupool_options_t *opts) {
       1) {
     /* 0 here is "none": the options' 0 is the library's default. */
     opts->warm_pools = v == 0 ? RCUPOOL_WARM_NONE : (uint32_t)v;
-    rcupl_log(RCUPOOL_LOG_INFO, "default: at most %lu warm widths (%s)", v,
-              RCUPOOL_ENV_WARM_POOLS);
+    rcupl_log(RCUPOOL_LOG_INFO, "default: at most %lu warm %s (%s)", v,
+              rcupl_plural(v, "width", "widths"), RCUPOOL_ENV_WARM_POOLS);
   }
 }

@@ -41,30 +41,31 @@
 #include "follow.h"
 #include "lock.h"
 #include "log_internal.h"
+#include "plural.h"
 #include "reset.h"
 #include "testing.h"
 
 uint64_t rcupl_follow_period_ns =
     (uint64_t)RCUPOOL_FOLLOW_PERIOD_MS * UINT64_C(1000000);
 
+/* A count of CPUs with its unit ("1 CPU", "2 CPUs"), or `zero` for 0. */
+static void rcupl_follow_cpus(char *out, size_t len, size_t n,
+                              const char *zero) {
+  if (n == 0)
+    snprintf(out, len, "%s", zero);
+  else
+    snprintf(out, len, "%zu %s", n, rcupl_plural(n, "CPU", "CPUs"));
+}
+
 static void rcupl_follow_part(char *buf, size_t len, const char *what,
                               size_t from, size_t to, const char *zero) {
   if (from == to) return;
   size_t at = strlen(buf);
-  char a[24], b[24];
-  if (from == 0)
-    snprintf(a, sizeof a, "%s", zero);
-  else
-    snprintf(a, sizeof a, "%zu", from);
-  if (to == 0)
-    snprintf(b, sizeof b, "%s", zero);
-  else
-    snprintf(b, sizeof b, "%zu", to);
-  snprintf(buf + at, len - at, "%s%s %s -> %s%s", at != 0 ? "; " : "", what, a,
-           b,
-           to == 0   ? ""
-           : to == 1 ? " CPU"
-                     : " CPUs");
+  char a[32], b[32];
+  rcupl_follow_cpus(a, sizeof a, from, zero);
+  rcupl_follow_cpus(b, sizeof b, to, zero);
+  snprintf(buf + at, len - at, "%s%s %s -> %s", at != 0 ? "; " : "", what, a,
+           b);
 }
 
 void rcupl_follow_describe(const struct rcupl_default_size *from,
@@ -74,9 +75,16 @@ void rcupl_follow_describe(const struct rcupl_default_size *from,
   rcupl_follow_part(buf, len, "affinity mask", from->mask, to->mask,
                     "unreadable");
   rcupl_follow_part(buf, len, "cgroup quota", from->quota, to->quota, "none");
-  rcupl_follow_part(buf, len, "CPUs online", from->online, to->online,
-                    "unreadable");
+  rcupl_follow_part(buf, len, "online", from->online, to->online, "unreadable");
   if (buf[0] == '\0') snprintf(buf, len, "%s", to->line);
+}
+
+void rcupl_follow_describe_counts(const size_t from[3], const size_t to[3],
+                                  char *buf, size_t len) {
+  struct rcupl_default_size a = {0}, b = {0};
+  a.mask = from[0], a.quota = from[1], a.online = from[2];
+  b.mask = to[0], b.quota = to[1], b.online = to[2];
+  rcupl_follow_describe(&a, &b, buf, len);
 }
 
 /* A reset to ds->threads made by following the limits: under m->writer,

@@ -13,8 +13,8 @@
 #include "cpus.h"
 #include "manager_internal.h"
 
-/* What changed from `from` to `to`, as "affinity mask 2 -> 1 CPUs; cgroup
- * quota none -> 1 CPU" (NUL-terminated). */
+/* What changed from `from` to `to`, as "affinity mask 2 CPUs -> 1 CPU;
+ * cgroup quota none -> 1 CPU" (NUL-terminated). */
 void rcupl_follow_describe(const struct rcupl_default_size *from,
                            const struct rcupl_default_size *to, char *buf,
                            size_t len);

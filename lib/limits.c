@@ -52,6 +52,7 @@
 #include "lock.h"
 #include "log_internal.h"
 #include "machine.h"
+#include "plural.h"
 #include "rcupool/rcupool.h"
 #include "testing.h"
 
@@ -59,8 +60,9 @@
 
 int rcupl_limits_check_threads(const char *call, size_t threads) {
   if (threads <= RCUPOOL_MAX_THREADS) return 0;
-  rcupl_log(RCUPOOL_LOG_ERROR, "%s: %zu threads is above the maximum %d", call,
-            threads, RCUPOOL_MAX_THREADS);
+  rcupl_log(RCUPOOL_LOG_ERROR, "%s: %zu %s is above the maximum of %d %s", call,
+            threads, rcupl_threads_noun(threads), RCUPOOL_MAX_THREADS,
+            rcupl_threads_noun(RCUPOOL_MAX_THREADS));
   return -EINVAL;
 }
 

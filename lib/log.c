@@ -62,6 +62,7 @@
 #include "fault.h"
 #include "lock.h"
 #include "log_internal.h"
+#include "plural.h"
 #include "rcupool/rcupool.h"
 
 #define RCUPL_LOG_QUEUE 256 /* records; a record is about 260 bytes */
@@ -155,8 +156,11 @@ static int rcupl_log_pop_locked(rcupool_log_record_t *out) {
   if (lq.dropped_unsaid != 0) {
     out->level = RCUPOOL_LOG_WARN;
     snprintf(out->message, sizeof out->message,
-             "log: %llu records dropped (the queue of %d was full)",
-             (unsigned long long)lq.dropped_unsaid, RCUPL_LOG_QUEUE);
+             "log: %llu %s dropped (the queue of %d %s was full)",
+             (unsigned long long)lq.dropped_unsaid,
+             rcupl_plural(lq.dropped_unsaid, "record", "records"),
+             RCUPL_LOG_QUEUE,
+             rcupl_plural(RCUPL_LOG_QUEUE, "record", "records"));
     lq.dropped_unsaid = 0;
     rcupl_log_pending_update_locked();
     return RCUPL_POP_NOTICE;

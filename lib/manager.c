@@ -55,6 +55,7 @@
 #include "manager_internal.h"
 #include "managers.h"
 #include "placement.h"
+#include "plural.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
@@ -114,11 +115,11 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads, int rule,
     err = rcupl_manager_pool_create(m, 1, &m->placement, "create", &p);
     if (err == 0)
       rcupl_log(RCUPOOL_LOG_WARN,
-                "default: no room to start %zu threads (a limit such as "
+                "default: no room to start %zu %s (a limit such as "
                 "ulimit -u); the process-wide pool has 1 thread, so parallel "
                 "work runs on the calling thread until a reset succeeds "
                 "(stats: start_failures)",
-                want);
+                want, rcupl_threads_noun(want));
   }
   if (err != 0) {
     rcupl_mutex_destroy(&m->lock);
@@ -131,9 +132,8 @@ static int rcupl_manager_init(rcupool_t *m, size_t default_threads, int rule,
   rcupl_manager_publish_locked(m, p, true, p->threads);
   rcupl_mutex_unlock(&m->lock);
   rcupl_mutex_unlock(&m->writer);
-  rcupl_log(RCUPOOL_LOG_DEBUG,
-            "manager %p: publish pool %p (%zu threads) gen 1", (void *)m,
-            (void *)p, p->threads);
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: publish pool %p (%zu %s) gen 1",
+            (void *)m, (void *)p, p->threads, rcupl_threads_noun(p->threads));
   return 0;
 }
 
@@ -256,8 +256,8 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   if (pins != 0) {
     rcupl_mutex_unlock(&m->lock);
     rcupl_mutex_unlock(&m->writer);
-    rcupl_log(RCUPOOL_LOG_WARN, "destroy: manager %p still has %zu pins",
-              (void *)m, pins);
+    rcupl_log(RCUPOOL_LOG_WARN, "destroy: manager %p still has %zu %s",
+              (void *)m, pins, rcupl_plural(pins, "pin", "pins"));
     return -EBUSY;
   }
   struct rcupl_pool *cur = m->current;
@@ -298,8 +298,8 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   const unsigned long long created = m->pools_created;
   rcupl_mutex_unlock(&m->writer);
   rcupl_managers_remove(m);
-  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu pools created)",
-            (void *)m, created);
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu %s created)",
+            (void *)m, created, rcupl_plural(created, "pool", "pools"));
   rcupl_mutex_destroy(&m->writer);
   rcupl_mutex_destroy(&m->lock);
   free(m);

@@ -52,6 +52,7 @@
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "placement.h"
+#include "plural.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "read_internal.h"
@@ -173,9 +174,9 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
     if (err != 0) {
       rcupl_mutex_unlock(&m->writer);
       rcupl_log(RCUPOOL_LOG_ERROR,
-                "pin_sized: cannot start a pool of %zu threads (%d); nothing "
+                "pin_sized: cannot start a pool of %zu %s (%d); nothing "
                 "changed",
-                threads, err);
+                threads, rcupl_threads_noun(threads), err);
       rcupl_log_deliver();
       return err;
     }
@@ -187,9 +188,9 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
     gen = m->generation;
     rcupl_mutex_unlock(&m->lock);
     rcupl_log(RCUPOOL_LOG_DEBUG,
-              "manager %p: start pool %p (%zu threads) for a sized pin; never "
+              "manager %p: start pool %p (%zu %s) for a sized pin; never "
               "current",
-              (void *)m, (void *)p, p->threads);
+              (void *)m, (void *)p, p->threads, rcupl_threads_noun(p->threads));
   }
   rcupl_mutex_unlock(&m->writer);
   rcupl_warm_free(let_go);

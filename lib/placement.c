@@ -45,6 +45,7 @@
 #include "log_internal.h"
 #include "machine.h"
 #include "placement.h"
+#include "plural.h"
 
 int rcupl_placement_check(const rcupool_placement_t *pl) {
   if (pl == NULL) return -EINVAL;
@@ -163,9 +164,10 @@ int rcupl_placement_resolve(const rcupool_placement_t *pl, const char *call,
     if (kept < asked) {
       rcupl_cpuset_format(out, list, sizeof list);
       rcupl_log(RCUPOOL_LOG_WARN,
-                "%s: %zu of the placement's %zu CPUs are outside the "
-                "affinity mask or offline; placed on %s",
-                call, asked - kept, asked, list);
+                "%s: %zu of the placement's %zu %s outside the affinity "
+                "mask or offline; placed on %s",
+                call, asked - kept, asked, rcupl_plural(asked, "CPU", "CPUs"),
+                list);
     }
     return 0;
   }

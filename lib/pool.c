@@ -39,6 +39,7 @@
 #include "limits_internal.h"
 #include "log_internal.h"
 #include "placement.h"
+#include "plural.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "worker.h"
@@ -84,9 +85,10 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
     char text[64];
     rcupool_placement_format(pl, text, sizeof text);
     rcupl_log(RCUPOOL_LOG_WARN,
-              "%s: %zu of the %zu workers of a pool placed \"%s\" could not "
+              "%s: %zu of the %zu %s of a pool placed \"%s\" could not "
               "be bound; they run where the OS puts them",
-              call, p->bind_failures, p->threads - 1, text);
+              call, p->bind_failures, p->threads - 1,
+              rcupl_plural(p->threads - 1, "worker", "workers"), text);
   }
   *out = p;
   return 0;

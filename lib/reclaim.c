@@ -98,6 +98,7 @@
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "names.h"
+#include "plural.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "read_internal.h"
@@ -296,8 +297,9 @@ static void rcupl_reclaim_push(struct rcupl_work *w, bool start) {
 static void rcupl_stop_and_defer_free(rcupool_t *m, struct rcupl_pool *p,
                                       const char *why) {
   rcupl_log(RCUPOOL_LOG_DEBUG,
-            "manager %p: free pool %p (%zu threads) on thread %ld: %s",
-            (void *)m, (void *)p, p->threads, (long)syscall(SYS_gettid), why);
+            "manager %p: free pool %p (%zu %s) on thread %ld: %s", (void *)m,
+            (void *)p, p->threads, rcupl_threads_noun(p->threads),
+            (long)syscall(SYS_gettid), why);
   rcupl_pool_stop(p);
   p->free_work.next = rq.unlinked;
   /* Release: a bp fork's child that finds the pool on the list also finds
@@ -337,9 +339,9 @@ static void rcupl_retire_cb(struct rcupl_work *w) {
   if (last)
     rcupl_stop_and_defer_free(m, p, "grace period over, no pins");
   else if (kept)
-    rcupl_log(RCUPOOL_LOG_INFO,
-              "manager %p: pool %p (%zu threads) kept: %zu pins", (void *)m,
-              (void *)p, threads, pins);
+    rcupl_log(RCUPOOL_LOG_INFO, "manager %p: pool %p (%zu %s) kept: %zu %s",
+              (void *)m, (void *)p, threads, rcupl_threads_noun(threads), pins,
+              rcupl_plural(pins, "pin", "pins"));
 }
 
 struct rcupl_pool *rcupl_reclaim_retire_pool(const struct rcupl_work *w) {

@@ -48,6 +48,7 @@
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "placement.h"
+#include "plural.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
@@ -115,8 +116,8 @@ int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool chosen,
   if (!rcupl_fault(RCUPL_FAULT_ALLOC)) rec = malloc(sizeof(*rec));
   if (rec == NULL) {
     rcupl_reset_failed(m, settling);
-    rcupl_log(RCUPOOL_LOG_ERROR, "reset to %zu threads: out of memory",
-              threads);
+    rcupl_log(RCUPOOL_LOG_ERROR, "reset to %zu %s: out of memory", threads,
+              rcupl_threads_noun(threads));
     return -ENOMEM;
   }
 
@@ -139,9 +140,9 @@ int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool chosen,
       free(rec);
       rcupl_reset_failed(m, settling);
       rcupl_log(RCUPOOL_LOG_ERROR,
-                "reset to %zu threads failed (%d); pool %p (%zu threads) stays "
-                "current",
-                threads, err, (void *)old, old->threads);
+                "reset to %zu %s failed (%d); pool %p (%zu %s) stays current",
+                threads, rcupl_threads_noun(threads), err, (void *)old,
+                old->threads, rcupl_threads_noun(old->threads));
       return err;
     }
     rcupl_mutex_lock(&m->lock);
@@ -167,14 +168,15 @@ int rcupl_reset_writer_held(rcupool_t *m, size_t threads, bool chosen,
   rcupl_warm_free(let_go);
   /* Logged after the locks are released; the pointers are only
    * printed. */
-  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu threads) gen %llu",
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: %s pool %p (%zu %s) gen %llu",
             (void *)m,
             was_never_current ? "reuse sized"
             : reused          ? "reuse"
                               : "publish",
-            (void *)next, next_threads, (unsigned long long)gen);
-  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu threads)",
-            (void *)m, (void *)old, old_threads);
+            (void *)next, next_threads, rcupl_threads_noun(next_threads),
+            (unsigned long long)gen);
+  rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: retire pool %p (%zu %s)", (void *)m,
+            (void *)old, old_threads, rcupl_threads_noun(old_threads));
   return 0;
 }
 
@@ -206,12 +208,12 @@ void rcupl_reset_settle_fork(rcupool_t *m) {
   int err = rcupl_reset_writer_held(
       m, want, __atomic_load_n(&m->chosen, __ATOMIC_RELAXED), true);
   if (err == 0)
-    rcupl_log(RCUPOOL_LOG_DEBUG,
-              "fork child: manager %p settled at %zu threads", (void *)m, want);
+    rcupl_log(RCUPOOL_LOG_DEBUG, "fork child: manager %p settled at %zu %s",
+              (void *)m, want, rcupl_threads_noun(want));
   else /* the spare stays current (FORK-5); a later reset tries again */
     rcupl_log(RCUPOOL_LOG_ERROR,
-              "fork child: cannot start a pool of %zu threads (%d); parallel "
+              "fork child: cannot start a pool of %zu %s (%d); parallel "
               "work of manager %p runs on the calling thread until a reset "
               "succeeds",
-              want, err, (void *)m);
+              want, rcupl_threads_noun(want), err, (void *)m);
 }

@@ -97,6 +97,13 @@ void rcupl_classes_reload(const char *root);
  * checks. */
 void rcupl_follow_set_period_ns(uint64_t ns);
 
+/* Test hook: what a follow's info line says changed (lib/follow.c), for
+ * limits given as CPU counts {affinity mask, cgroup quota, CPUs online}
+ * (0: the mask or the online count unread, no quota), from -> to: e.g.
+ * "affinity mask 2 CPUs -> 1 CPU; cgroup quota 1 CPU -> none". */
+void rcupl_follow_describe_counts(const size_t from[3], const size_t to[3],
+                                  char *buf, size_t len);
+
 /* Benchmark hook: the check a parallel call makes after its work
  * (rcupl_follow_maybe, FOLLOW-3), through one call. */
 void rcupl_follow_maybe_for_bench(rcupool_t *m);

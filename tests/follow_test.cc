@@ -20,9 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 #include <thread>
 
@@ -119,7 +121,7 @@ TEST(RcupoolParallelize, DefaultCountFollowsAffinity2To1To2AndPinKeepsItsPool) {
   EXPECT_EQ(rcupool_pin_pthreadpool(&method), planned);
   EXPECT_TRUE(rcupool_test::ParallelSumIsRight(planned, 1000));
   EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO,
-                      "default size 2 -> 1: affinity mask 2 -> 1 CPU"),
+                      "default size 2 -> 1: affinity mask 2 CPUs -> 1 CPU"),
             1u);
 
   ASSERT_TRUE(SetProcessAffinity(CpuSetOf({0, 1})));
@@ -127,7 +129,7 @@ TEST(RcupoolParallelize, DefaultCountFollowsAffinity2To1To2AndPinKeepsItsPool) {
   EXPECT_EQ(rcupool_threads(m), 2u);
   EXPECT_EQ(Stats(m).follows, 2u);
   EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO,
-                      "default size 1 -> 2: affinity mask 1 -> 2 CPUs"),
+                      "default size 1 -> 2: affinity mask 1 CPU -> 2 CPUs"),
             1u);
   // The method's pool was kept alive by its pin, so the way back reused it.
   EXPECT_TRUE(rcupool_pin_is_current(&method));
@@ -393,8 +395,35 @@ TEST(RcupoolParallelize, DefaultCountFollowsACgroupV2QuotaOfAParentLevel) {
   Dispatch(m);
   EXPECT_EQ(rcupool_threads(m), 2u);
   EXPECT_EQ(Stats(m).follows, 2u);
+  // Each count with its unit, as docs/placement.md shows the line.
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_INFO,
+                      "default size 1 -> 2: cgroup quota 1 CPU -> none"),
+            1u);
   EXPECT_EQ(rcupool_destroy(m), 0);
   EXPECT_EQ(system(("rm -rf " + root).c_str()), 0);
+}
+
+// The info line of a follow names each count of CPUs with its unit and
+// the right plural, on both sides of the arrow (as docs/placement.md
+// shows it); a count of 0 is a word ("none", "unreadable"). No machine
+// needed: the limits are given.
+TEST(RcupoolFollowDescribe, ChangedLimitsNameEachCountWithUnitAndPlural) {
+  char buf[160];
+  auto describe = [&](std::initializer_list<size_t> from,
+                      std::initializer_list<size_t> to) {
+    size_t a[3], b[3];
+    std::copy(from.begin(), from.end(), a);
+    std::copy(to.begin(), to.end(), b);
+    rcupl_follow_describe_counts(a, b, buf, sizeof buf);
+    return std::string(buf);
+  };
+  EXPECT_EQ(describe({2, 0, 2}, {1, 0, 2}), "affinity mask 2 CPUs -> 1 CPU");
+  EXPECT_EQ(describe({1, 0, 2}, {2, 0, 2}), "affinity mask 1 CPU -> 2 CPUs");
+  EXPECT_EQ(describe({2, 1, 2}, {2, 0, 2}), "cgroup quota 1 CPU -> none");
+  EXPECT_EQ(describe({2, 0, 2}, {2, 3, 2}), "cgroup quota none -> 3 CPUs");
+  EXPECT_EQ(describe({0, 2, 4}, {1, 1, 4}),
+            "affinity mask unreadable -> 1 CPU; cgroup quota 2 CPUs -> 1 CPU");
+  EXPECT_EQ(describe({2, 0, 2}, {2, 0, 3}), "online 2 CPUs -> 3 CPUs");
 }
 
 // cgroup v1, the real thing: a cgroup under /sys/fs/cgroup/cpu whose

@@ -90,7 +90,8 @@ TEST(RcupoolLogHook, RunsOnlyOnCallingThreadAndGetsReclaimRecordsAtNextCall) {
 // A full queue drops records, counts them in the stats and tells the hook.
 std::atomic<int> dropped_notices{0};
 void DropNoticeHook(void *, rcupool_log_level_t level, const char *message) {
-  if (level == RCUPOOL_LOG_WARN && strstr(message, "records dropped") != nullptr)
+  if (level == RCUPOOL_LOG_WARN &&
+      strstr(message, " dropped (the queue of ") != nullptr)
     dropped_notices++;
 }
 

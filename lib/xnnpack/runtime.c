@@ -100,15 +100,21 @@ static void rcupl_xnn_release(xnn_runtime_t xnn, rcupool_pin_t *pin) {
   rcupool_unpin(pin);
 }
 
+/* "thread" or "threads", for a count of n in a message. */
+static const char *rcupl_xnn_threads(size_t n) {
+  return n == 1 ? "thread" : "threads";
+}
+
 static int rcupl_xnn_create(rcupool_t *m, bool sized, size_t threads,
                             xnn_subgraph_t sg, uint32_t xnn_flags,
                             rcupool_xnn_runtime_t **out) {
   if (m == NULL || sg == NULL || out == NULL) return -EINVAL;
   if (sized && threads > RCUPOOL_MAX_THREADS) {
     rcupool_log(RCUPOOL_LOG_ERROR,
-                "xnnpack: runtime_create_sized: %zu threads is above the "
-                "maximum %d",
-                threads, RCUPOOL_MAX_THREADS);
+                "xnnpack: runtime_create_sized: %zu %s is above the "
+                "maximum of %d %s",
+                threads, rcupl_xnn_threads(threads), RCUPOOL_MAX_THREADS,
+                rcupl_xnn_threads(RCUPOOL_MAX_THREADS));
     return -EINVAL;
   }
   int err = rcupl_xnn_init();
@@ -129,9 +135,10 @@ static int rcupl_xnn_create(rcupool_t *m, bool sized, size_t threads,
   rt->flags = xnn_flags;
   rt->sized = sized;
   rcupool_log(RCUPOOL_LOG_DEBUG,
-              "xnnpack: runtime %p created on a %spool of %zu threads "
+              "xnnpack: runtime %p created on a %spool of %zu %s "
               "(generation %llu)",
               (void *)rt, sized ? "sized " : "", rcupool_pin_threads(&rt->pin),
+              rcupl_xnn_threads(rcupool_pin_threads(&rt->pin)),
               (unsigned long long)rcupool_pin_generation(&rt->pin));
   *out = rt;
   return 0;
@@ -187,16 +194,19 @@ int rcupool_xnn_runtime_refresh(rcupool_xnn_runtime_t *rt, xnn_subgraph_t sg) {
   if (err != 0) {
     rcupool_log(RCUPOOL_LOG_ERROR,
                 "xnnpack: runtime %p: refresh failed (%d); it stays on its "
-                "pool of %zu threads",
-                (void *)rt, err, rcupool_pin_threads(&rt->pin));
+                "pool of %zu %s",
+                (void *)rt, err, rcupool_pin_threads(&rt->pin),
+                rcupl_xnn_threads(rcupool_pin_threads(&rt->pin)));
     return err;
   }
   rcupool_log(RCUPOOL_LOG_DEBUG,
-              "xnnpack: runtime %p refreshed from a pool of %zu threads "
-              "(generation %llu) to one of %zu (generation %llu)",
+              "xnnpack: runtime %p refreshed from a pool of %zu %s "
+              "(generation %llu) to one of %zu %s (generation %llu)",
               (void *)rt, rcupool_pin_threads(&rt->pin),
+              rcupl_xnn_threads(rcupool_pin_threads(&rt->pin)),
               (unsigned long long)rcupool_pin_generation(&rt->pin),
               rcupool_pin_threads(&pin),
+              rcupl_xnn_threads(rcupool_pin_threads(&pin)),
               (unsigned long long)rcupool_pin_generation(&pin));
   __atomic_store_n(&rt->probe_tp, rcupool_pin_pthreadpool(&pin),
                    __ATOMIC_RELEASE);

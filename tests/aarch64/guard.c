@@ -2,14 +2,17 @@
 /* A plain C program built for aarch64 against an arm64 install through
  * pkg-config (docs/building.md, "Cross-compiling for aarch64") and run
  * under qemu-aarch64 by tests/aarch64/run.sh. It gets a pool, pins it,
- * resets under the pin, runs parallel work in the pin's scope, and uses a
- * warm width guard (a sized pin at a width used a moment ago starts no
- * pool). Each step is checked through the library's own stats; prints
- * "aarch64 guard ok" and exits 0 only when every check holds. */
+ * resets under the pin, runs parallel work in the pin's scope and with
+ * pthreadpool itself on the pin's pool (pkg-config's flags link
+ * pthreadpool), and uses a warm width guard (a sized pin at a width used
+ * a moment ago starts no pool). Each step is checked through the
+ * library's own stats; prints "aarch64 guard ok" and exits 0 only when
+ * every check holds. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include <pthreadpool.h>
 #include <rcupool/rcupool.h>
 
 static int failures;
@@ -24,6 +27,14 @@ static int failures;
 
 static void add(void *ctx, size_t i) {
   atomic_fetch_add((atomic_uint_fast64_t *)ctx, (uint64_t)i + 1);
+}
+
+/* The sum of 1..n through pthreadpool on a pool rcupool handed out. */
+static int pthreadpool_sum_is_right(pthreadpool_t tp, size_t n) {
+  atomic_uint_fast64_t sum;
+  atomic_init(&sum, 0);
+  pthreadpool_parallelize_1d(tp, add, &sum, n, 0);
+  return atomic_load(&sum) == (uint64_t)n * (n + 1) / 2;
 }
 
 /* The sum of 1..n through rcupool_parallelize_1d: right or not. */
@@ -67,6 +78,8 @@ int main(void) {
   rcupool_stats_t s = stats(m);
   CHECK(s.pools_alive == 2 && s.pins == 1 && s.pools_created == 2);
   pthreadpool_t two = rcupool_pin_pthreadpool(&method);
+  CHECK(pthreadpool_get_threads_count(two) == 2);
+  CHECK(pthreadpool_sum_is_right(two, 10000));
   rcupool_unpin(&method);
 
   /* A warm width guard: width 2 was used a moment ago, so the sized pin

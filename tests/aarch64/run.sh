@@ -6,14 +6,18 @@
 #      and `file` must call every installed library ARM aarch64;
 #   2. tests/aarch64/guard.c built with aarch64-linux-gnu-gcc through
 #      pkg-config against that prefix (docs/building.md's command) runs:
-#      a pool, a pin, a reset, a warm width guard;
+#      a pool, a pin, a reset, pthreadpool on the pin's pool, a warm width
+#      guard; and tests/cmake/pkgconfig/xnn.c through rcupool-xnnpack;
 #   3. tests/aarch64/CMakeLists.txt cross-builds the tests (the Bazel tests'
 #      own sources) against the install and the sysroot's GoogleTest, and
 #      each runs under `qemu-aarch64 -L SYSROOT` with a time limit. The
 #      tests that do not run here are listed below with the reason.
 # One line per check and, last, "N passed, N failed". Options through the
 # environment: AARCH64_TORTURE_SECONDS (torture test, default 20),
-# AARCH64_BUILD (a build folder to keep and reuse; default a temporary one).
+# AARCH64_BUILD (a build folder to keep and reuse; default a temporary one),
+# AARCH64_ONLY=pkgconfig (stop after 1 and 2). With a kept build,
+# tests/aarch64/stress.sh AARCH64_BUILD/tests OUT runs the ExecuTorch
+# stand-in again and again under qemu and tallies the exit statuses.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -60,13 +64,22 @@ elf_is_aarch64() {
 }
 check "installed libraries are ARM aarch64 ELF" elf_is_aarch64
 
-# 2. A C program through pkg-config, as docs/building.md writes it.
+# 2. A C program through pkg-config, as docs/building.md writes it, in a
+# shell that ran the native section's `export PKG_CONFIG_PATH=...` before
+# (here a folder whose rcupool.pc names the same headers and a library no
+# link can find: the command must not read it).
 guard() (
   set -e
   S=$sysroot P=$prefix
   cp tests/aarch64/guard.c "$tmp/guard.c"
+  mkdir -p "$tmp/native-pc"
+  printf '%s\n' 'Name: rcupool' 'Description: a native install' 'Version: 0' \
+    'Libs: -lrcupool_of_the_native_pc_file' "Cflags: -I$P/include" \
+    > "$tmp/native-pc/rcupool.pc"
+  export PKG_CONFIG_PATH=$tmp/native-pc
   cd "$tmp"
   # docs/building.md: begin
+  unset PKG_CONFIG_PATH  # the native section's, if this shell exported it
   export PKG_CONFIG_LIBDIR=$P/lib/pkgconfig
   aarch64-linux-gnu-gcc -o guard guard.c $(pkg-config --cflags --libs rcupool) \
     -I"$S/usr/include" -I"$S/usr/include/aarch64-linux-gnu" \
@@ -76,7 +89,24 @@ guard() (
   # docs/building.md: end
   file guard | grep 'ARM aarch64'
 )
-check "pkg-config C program under qemu (pool, pin, reset, warm width guard)" guard
+check "pkg-config C program under qemu (pool, pin, reset, pthreadpool on the pin's pool, warm width guard)" guard
+# The same command with rcupool-xnnpack: tests/cmake/pkgconfig/xnn.c builds
+# an XNNPACK subgraph and runs it through the backend.
+xnn() (
+  set -e
+  S=$sysroot P=$prefix
+  cp tests/cmake/pkgconfig/xnn.c tests/cmake/pkgconfig/tiny_model.h "$tmp/"
+  cd "$tmp"
+  unset PKG_CONFIG_PATH
+  export PKG_CONFIG_LIBDIR=$P/lib/pkgconfig
+  aarch64-linux-gnu-gcc -o xnn xnn.c $(pkg-config --cflags --libs rcupool-xnnpack) \
+    -I"$S/usr/include" -I"$S/usr/include/aarch64-linux-gnu" \
+    -L"$S/usr/lib/aarch64-linux-gnu" -Wl,-rpath-link,"$S/usr/lib/aarch64-linux-gnu" \
+    -Wl,-rpath,"$P/lib" -lm
+  qemu-aarch64 -L "$S" ./xnn
+  file xnn | grep 'ARM aarch64'
+)
+check "pkg-config XNNPACK program under qemu (rcupool-xnnpack)" xnn
 # docs/building.md gives those lines as they are.
 doc_has_command() {
   local line missing=0
@@ -89,6 +119,7 @@ doc_has_command() {
   [ "$missing" -eq 0 ]
 }
 check "docs/building.md gives the pkg-config command" doc_has_command
+[ "${AARCH64_ONLY:-}" = pkgconfig ] && finish
 
 # 3. The tests.
 build_tests() {

@@ -3,11 +3,11 @@
 # CI (.ci/run): the CMake path without Bazel, from this checkout. For each
 # liburcu flavour (bp, memb): tools/install.sh into a temporary prefix, then
 # tests/cmake_consumer against the shared and the static library, the
-# pkg-config programs and plugins (no overlinking, pkgconf's system
-# directories, -Werror), find_package(rcupool) with and without
-# its xnnpack component (also on a view of the machine without XNNPACK),
-# and that the libraries name their sources relative to the tree. Prints
-# one line per check and, last, "N passed, N failed".
+# pkg-config programs and plugins (Libs, pkgconf's system directories,
+# -Werror), the docs' pkg-config command lines, find_package(rcupool) with
+# and without its xnnpack component (also on a view of the machine without
+# XNNPACK), and that the libraries name their sources relative to the
+# tree. Prints one line per check and, last, "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 passed=0
@@ -52,14 +52,21 @@ for flavor in bp memb; do
   check "consumer shared ($flavor)" tests/cmake/consumer_test.sh shared "$prefix"
   check "consumer static ($flavor)" tests/cmake/consumer_test.sh static "$prefix"
   check "pkg-config programs and plugins ($flavor)" tests/cmake/pkgconfig_test.sh "$prefix"
+  check "the docs' pkg-config command lines ($flavor)" \
+    tests/cmake/docs_pkgconfig_test.sh "$prefix"
   check "find_package components, with and without XNNPACK ($flavor)" \
     tests/cmake/components_test.sh "$prefix"
 done
-# A packager's DESTDIR install to /usr, --libdir and --build-type; the
+# A packager's DESTDIR install to /usr, --libdir and --build-type; the .pc
+# files under each way of installing; the
 # instrumented installs, each used by an application under its sanitizer
 # (clang, whose shared objects carry no sanitizer runtime); for thread, the
 # same application on the plain install draws the false report they avoid.
 check "DESTDIR install, --libdir, --build-type" tests/cmake/destdir_test.sh
+# The .pc files of one build installed with an install-time --prefix, a
+# configure-time prefix, DESTDIR staging and moved elsewhere, each used by
+# cc and pkg-config alone.
+check ".pc files under each way of installing" tests/cmake/prefix_test.sh
 check "instrumented install, address (clang)" tests/cmake/sanitize_test.sh address
 check "instrumented install, thread (clang)" \
   tests/cmake/sanitize_test.sh thread "$tmp/prefix-bp"

@@ -4,7 +4,8 @@
 # GNUInstallDirs' library folder (lib/<multiarch> on Debian) and
 # --build-type Release. The message names the staging folder and the
 # prefix; the files name /usr; pkgconf drops /usr/include and the library
-# folder as system directories, so rcupool's flags are -lrcupool alone.
+# folder as system directories, so rcupool's flags are the libraries alone
+# (-lrcupool -lpthreadpool).
 # Then --libdir: a relative and an absolute one. Runs outside Bazel
 # (tests/cmake/ci.sh).
 set -euo pipefail
@@ -32,7 +33,7 @@ flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs rcupool)
 echo "pkg-config --cflags --libs rcupool: $flags"
 case "$libdir" in
   lib|lib/*-linux-gnu*|lib64)
-    [ "$flags" = "-lrcupool " ] || [ "$flags" = "-lrcupool" ] ||
+    [ "$flags" = "-lrcupool -lpthreadpool " ] || [ "$flags" = "-lrcupool -lpthreadpool" ] ||
       fail "system directories not dropped: '$flags'" ;;
 esac
 eflags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags rcupool-executorch)

@@ -23,13 +23,17 @@ eflags=$(pkg-config --cflags --libs rcupool-executorch)
 libdir=$(pkg-config --variable=libdir rcupool)
 flavor=$(sed -n 's/^set(RCUPOOL_URCU_FLAVOR "\(.*\)")$/\1/p' "$prefix/lib/cmake/rcupool/rcupoolConfig.cmake")
 
-# No overlinking: a program that uses rcupool's API links librcupool and
-# nothing else (its dependencies are Libs.private, for --static); the
-# flavour's define only where inline.h needs it (memb).
+# Libs: what the public headers hand out links with the flags alone.
+# pin.h gives the caller a pthreadpool_t to run pthreadpool_parallelize_*
+# on (Debian's pthreadpool has no .pc of its own), xnnpack.h takes an
+# xnn_subgraph_t built with xnn_* calls: -lpthreadpool and -lXNNPACK are
+# in Libs. What only the libraries use (cpuinfo, liburcu) stays in
+# Libs.private, for --static; the flavour's define only where inline.h
+# needs it (memb).
 words() { tr ' ' '\n' | grep -v '^$' | grep -v '^-L' | tr '\n' ' '; }
-[ "$(pkg-config --libs rcupool | words)" = "-lrcupool " ] ||
+[ "$(pkg-config --libs rcupool | words)" = "-lrcupool -lpthreadpool " ] ||
   fail "rcupool Libs: $(pkg-config --libs rcupool)"
-[ "$(pkg-config --libs rcupool-xnnpack | words)" = "-lrcupool_xnnpack -lrcupool " ] ||
+[ "$(pkg-config --libs rcupool-xnnpack | words)" = "-lrcupool_xnnpack -lXNNPACK -lrcupool -lpthreadpool " ] ||
   fail "rcupool-xnnpack Libs: $(pkg-config --libs rcupool-xnnpack)"
 static=$(pkg-config --static --libs rcupool)
 for l in -lrcupool -lpthreadpool -lcpuinfo "-lurcu-$flavor" -lurcu-common; do
@@ -41,17 +45,19 @@ case "$flavor:$(pkg-config --cflags rcupool)" in
   memb:*) fail "memb: inline.h needs -DRCUPOOL_URCU_MEMB" ;;
 esac
 
-# pkgconf's system directories: with the prefix taken as one (as /usr is),
-# the flags are -lrcupool alone, and a -Werror program builds with them.
+# pkgconf's system directories: with the prefix taken as one (as /usr is,
+# which the .pc files spell as it is; destdir_test.sh installs there), the
+# flags are the libraries alone, and a -Werror program builds with them.
 sys_flags=$(PKG_CONFIG_SYSTEM_INCLUDE_PATH="$prefix/include" \
-  PKG_CONFIG_SYSTEM_LIBRARY_PATH="$libdir" pkg-config --cflags --libs rcupool)
+  PKG_CONFIG_SYSTEM_LIBRARY_PATH="$prefix/lib" \
+  pkg-config --define-variable=prefix="$prefix" --cflags --libs rcupool)
 case "$flavor:$sys_flags" in
-  bp:"-lrcupool"*|memb:"-DRCUPOOL_URCU_MEMB -lrcupool"*) ;;
+  bp:"-lrcupool -lpthreadpool"*|memb:"-DRCUPOOL_URCU_MEMB -lrcupool -lpthreadpool"*) ;;
   *) fail "system prefix: pkg-config --cflags --libs rcupool says '$sys_flags'" ;;
 esac
 CPATH="$prefix/include" LIBRARY_PATH="$libdir" cc -std=c11 -Wall -Wextra \
   -Wundef -Werror -pedantic -o "$tmp/pool-sys" tests/cmake/pkgconfig/pool.c \
-  $sys_flags -lpthreadpool -Wl,-rpath,"$libdir" || fail "-Werror build with system-dir flags"
+  $sys_flags -Wl,-rpath,"$libdir" || fail "-Werror build with system-dir flags"
 "$tmp/pool-sys" >/dev/null || fail "pool-sys exited with $?"
 readelf -d "$tmp/pool-sys" | grep -E 'NEEDED.*(cpuinfo|urcu)' && fail "pool-sys overlinks"
 echo "rcupool: $flags"
@@ -64,13 +70,14 @@ for compiler in cc clang; do
   command -v $compiler >/dev/null || continue
   out="$tmp/$compiler"
   mkdir -p "$out"
-  # docs/building.md's command line, plus the RUNPATH.
-  # pool.c calls pthreadpool itself, inline.c inlines liburcu-bp's read
-  # side, xnn.c builds an XNNPACK subgraph: each links what it uses.
-  $compiler $cflags -o "$out/pool" $src/pool.c $flags -lpthreadpool $rpath || fail "$compiler pool.c"
-  $compiler $cflags -o "$out/inline" $src/inline.c $flags -lpthreadpool $(pkg-config --libs liburcu-bp) \
+  # docs/building.md's command line, plus the RUNPATH. pool.c runs
+  # pthreadpool on the pools rcupool hands out and xnn.c builds an XNNPACK
+  # subgraph, with rcupool's flags alone; inline.c inlines liburcu-bp's
+  # read side, which it links itself (docs/building.md).
+  $compiler $cflags -o "$out/pool" $src/pool.c $flags $rpath || fail "$compiler pool.c"
+  $compiler $cflags -o "$out/inline" $src/inline.c $flags $(pkg-config --libs liburcu-bp) \
     $rpath || fail "$compiler inline.c"
-  $compiler $cflags -o "$out/xnn" $src/xnn.c $xflags -lXNNPACK -lm $rpath || fail "$compiler xnn.c"
+  $compiler $cflags -o "$out/xnn" $src/xnn.c $xflags -lm $rpath || fail "$compiler xnn.c"
   for p in pool inline xnn; do
     r=$("$out/$p") || fail "$compiler: $p exited with $?"
     echo "$compiler: $r"
@@ -96,7 +103,7 @@ done
 # Two plugins of the backend in one host that links no rcupool.
 for name in a b; do
   cc $cflags -shared -fPIC -DPLUGIN_NAME="\"$name\"" -o "$tmp/libplugin_$name.so" \
-    $src/plugin.c $xflags -lXNNPACK -lm $rpath || fail "plugin $name"
+    $src/plugin.c $xflags -lm $rpath || fail "plugin $name"
 done
 cc $cflags -o "$tmp/host" $src/host.c -ldl || fail "host"
 readelf -d "$tmp/host" | grep librcupool >/dev/null && fail "the host links rcupool"
