@@ -180,6 +180,24 @@
  *                           leaves two warm before any pass.
  *   VACUITY_NO_JOIN_RELEASE asserts that no limit run where a pool joins
  *                           (a reset, a sized pin's start) lets one go.
+ *
+ * DISPATCH (with LIMIT) adds parallel calls (lib/parallel.c): inside a
+ * section a reader may take a dispatch reference on the current pool
+ * instead of a pin (refs + 1, no pin); the unpinner ends the call at any
+ * later time: its put (after the stamp), and, when that put left the pool
+ * one reference and the pool is not current, the limit in a step of its
+ * own under m->lock (PARALLEL-6). A ghost `ending` counts the calls
+ * between that put and that limit; the limit's ghost `limit_over` counts
+ * only pools pins or retires hold (a pool a call alone holds is no
+ * excuse: its end applies the limit). MODEL-9 then reads: whenever no
+ * limit and no call's end is in progress, at most WARM_MAX pools are warm
+ * unless pins and retires alone held more than WARM_MAX off current at
+ * the last limit. The manager is destroyed only after every call ended.
+ * Its switches:
+ *   BROKEN_DISPATCH_NO_LIMIT  the end of a call applies no limit (lib/
+ *                           parallel.c before issue 38): two calls on two
+ *                           pools retired meanwhile leave both warm.
+ *   VACUITY_NO_DISPATCH_RELEASE asserts that no call's end lets a pool go.
  */
 
 #ifdef SIZED
@@ -268,6 +286,10 @@ bool mfreed;       /* free(m) done by destroy */
 #endif
 bool limit_over;   /* ghost: the last limit ended with more than WARM_MAX
                       pools held off current (none of them warm) */
+#endif
+#ifdef DISPATCH
+bool isdisp[NR * NS + NSZ]; /* the slot holds a call's dispatch reference */
+byte ending;       /* ghost: calls between their put and their limit */
 #endif
 
 /* ---- RCU -------------------------------------------------------------- */
@@ -476,14 +498,20 @@ inline let_go(j, chain, linger) {
  * warm, pinned, retiring). */
 #define HELD(j) (inlist[j] && managed[j] && j != cur)
 #define HELD_OF(j) (HELD(j) -> 1 : 0)
+/* Held off current by a pin or a retire (not by a call alone). Without
+ * DISPATCH a held pool that is not warm is one of these. */
+#define BUSY_OF(j) ((HELD(j) && (pins[j] > 0 || pending[j] > 0)) -> 1 : 0)
 #define WARM_OF(j) (WARM(j) -> 1 : 0)
 #ifdef SIZED
 #define COUNT_HELD (HELD_OF(0) + HELD_OF(1) + HELD_OF(2) + HELD_OF(3) + \
                     HELD_OF(4) + HELD_OF(5))
+#define COUNT_BUSY (BUSY_OF(0) + BUSY_OF(1) + BUSY_OF(2) + BUSY_OF(3) + \
+                    BUSY_OF(4) + BUSY_OF(5))
 #define COUNT_WARM (WARM_OF(0) + WARM_OF(1) + WARM_OF(2) + WARM_OF(3) + \
                     WARM_OF(4) + WARM_OF(5))
 #else
 #define COUNT_HELD (HELD_OF(0) + HELD_OF(1) + HELD_OF(2) + HELD_OF(3))
+#define COUNT_BUSY (BUSY_OF(0) + BUSY_OF(1) + BUSY_OF(2) + BUSY_OF(3))
 #define COUNT_WARM (WARM_OF(0) + WARM_OF(1) + WARM_OF(2) + WARM_OF(3))
 #endif
 
@@ -502,7 +530,7 @@ inline warm_limit(chain, j, join) {
     fi
   }
   j = 0;
-  limit_over = (COUNT_HELD > WARM_MAX)
+  limit_over = (COUNT_BUSY > WARM_MAX)
 }
 #endif
 
@@ -538,6 +566,11 @@ proctype reader(byte r; byte nsec) {
        :: USE(p);                                 /* rcupool_pin */
           assert(refs[p] > 0);                    /* never from zero (PIN-1) */
           refs[p]++; pins[p]++; pinslot[r * NS + s] = p
+#ifdef DISPATCH
+       :: USE(p);            /* rcupool_parallelize_1d: a dispatch reference */
+          assert(refs[p] > 0);                    /* PARALLEL-2 */
+          refs[p]++; pinslot[r * NS + s] = p; isdisp[r * NS + s] = true
+#endif
        :: skip
        fi;
        seeing[p]--;                               /* rcupool_read_unlock */
@@ -561,6 +594,12 @@ proctype unpinner() {
   byte p;
   byte old;
   bool last;
+#ifdef DISPATCH
+  bool disp;
+  bool dlimit;
+  byte chain;
+  byte j;
+#endif
   do
   :: atomic {
        if
@@ -576,11 +615,31 @@ proctype unpinner() {
        p = pinslot[i];
        USE(p);                                    /* a method runs on it */
        pinslot[i] = NONE;                         /* rcupool_unpin */
+#ifdef DISPATCH
+       disp = isdisp[i]; isdisp[i] = false;       /* or the call's end */
+       if
+       :: !disp -> pins[p]--
+       :: else
+       fi;
+#else
        pins[p]--;
+#endif
        STAMP_USE(p);                              /* WARM-3, before the put */
        old = refs[p];
        assert(old > 0);                           /* no underflow */
        refs[p]--;                                 /* rcupl_pool_put */
+#ifdef DISPATCH
+       /* PARALLEL-6: one reference left and the pool not current (an
+        * address compare after the put) */
+       dlimit = disp && old == 2 && p != cur;
+#ifdef BROKEN_DISPATCH_NO_LIMIT
+       dlimit = false;
+#endif
+       if
+       :: dlimit -> ending++
+       :: else
+       fi;
+#endif
 #ifdef BROKEN_FREE_AT_UNPIN
        last = (pins[p] == 0);
 #else
@@ -596,7 +655,24 @@ proctype unpinner() {
      :: last ->                                   /* rcupl_reclaim_free_later */
         d_step { CALL_RCU_BODY(FREE_REC(p), p); handover--; p = 0; last = false }
      :: else -> p = 0
-     fi
+     fi;
+#ifdef DISPATCH
+     if
+     :: dlimit ->                                 /* rcupl_warm_limit_now */
+        UNDER_LOCK {
+          M_ALIVE;
+          warm_limit(chain, j, false);
+#ifdef VACUITY_NO_DISPATCH_RELEASE
+          assert(chain == 0);
+#endif
+          ending--;
+          dlimit = false
+        }
+        hand_over(chain, j)
+     :: else
+     fi;
+     disp = false
+#endif
   :: atomic {
        readers_done == NR && sized_done && pinslot[0] == NONE &&
        pinslot[1] == NONE && pinslot[2] == NONE && pinslot[3] == NONE &&
@@ -1052,6 +1128,10 @@ proctype destroyer() {
 
   /* The manager's users other than pins are finished with it. */
   (readers_done == NR && resetter_done && sized_done);
+#ifdef DISPATCH
+  /* ... and every parallel call has returned (a call is a use of m). */
+  (ending == 0 && !isdisp[0] && !isdisp[1] && !isdisp[2] && !isdisp[3]);
+#endif
   if
   :: unpinner_done ->
      /* rcupool_trim() with every pin released: a barrier (the retires
@@ -1174,8 +1254,14 @@ end_watch:
   :: atomic { !ONE_LIVE_PER_SIZE -> assert(ONE_LIVE_PER_SIZE) }
 #ifdef LIMIT
   /* MODEL-9: every limit is inside one step, so this sees none in progress */
+#ifdef DISPATCH
+  :: atomic { (cur != NONE && ending == 0 &&
+               !(COUNT_WARM <= WARM_MAX || limit_over)) ->
+              assert(COUNT_WARM <= WARM_MAX || limit_over) }
+#else
   :: atomic { (cur != NONE && !(COUNT_WARM <= WARM_MAX || limit_over)) ->
               assert(COUNT_WARM <= WARM_MAX || limit_over) }
+#endif
 #endif
   fi
 }
