@@ -109,8 +109,7 @@ void rcupl_cpus_compute(struct rcupl_default_size *ds, int rule) {
              have_online && usable < in_mask ? " (online: " : "");
   else
     snprintf(of_mask, sizeof of_mask,
-             "of the CPUs online (affinity mask "
-             "unreadable)");
+             "of the CPUs online (affinity mask unreadable)");
   if (have_mask && have_online && usable < in_mask) {
     size_t len = strlen(of_mask);
     snprintf(of_mask + len, sizeof of_mask - len, "%zu)", usable);
@@ -141,9 +140,8 @@ void rcupl_cpus_compute(struct rcupl_default_size *ds, int rule) {
     } else {
       n = cores.any;
       snprintf(why, sizeof why,
-               "%zu %s (%s) %s, none of them a performance "
-               "core",
-               n, RCUPL_PLURAL(n, "core", "cores"), ds->core_source, of_mask);
+               "%zu %s (%s) %s, none of them a performance core", n,
+               RCUPL_PLURAL(n, "core", "cores"), ds->core_source, of_mask);
     }
   }
   n = rcupl_clamp(n);

@@ -159,6 +159,20 @@ TEST(RcuplMachineSetRoot, MaskIsTheFakeMachinesCpusAllowedList) {
   EXPECT_NE(text.find("default size 3 threads"), std::string::npos) << text;
 }
 
+TEST(RcuplMachineSetRoot, MaskOfEfficiencyCoresOnlyCountsEveryCoreAndSaysSo) {
+  FakeMachine fm(4);
+  for (int c = 0; c < 4; c++)
+    fm.Write(FakeMachine::Cpu(c) + "cpu_capacity", c < 2 ? "446" : "1024");
+  fm.Write("proc/self/status", "Cpus_allowed_list:\t0-1");
+  fm.Use();
+  std::string text = Describe();
+  EXPECT_NE(text.find("default size 2 threads: 2 cores (kernel topology) in "
+                      "the affinity mask of 2 CPUs, none of them a "
+                      "performance core"),
+            std::string::npos)
+      << text;
+}
+
 TEST(RcuplMachineSetRoot, CgroupQuotaIsShownUnroundedWithTheCountItGives) {
   FakeMachine fm(4);
   fm.Write("sys/fs/cgroup/cpu.max", "150000 100000");
