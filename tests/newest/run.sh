@@ -39,7 +39,9 @@ finish() {
   exit
 }
 
-if ! deps=$(tools/setup.sh --deps newest --print-prefix | tail -n 1) ||
+# Its progress lines shown (nothing when the set is built); then where it is.
+if ! tools/setup.sh --deps newest ||
+   ! deps=$(tools/setup.sh --deps newest --print-prefix | tail -n 1) ||
    [ ! -f "$deps/.rcupool-deps" ]; then
   echo "newest: tools/setup.sh --deps newest FAILED"
   failed=$((failed + 1)); finish
