@@ -4,7 +4,8 @@
 # rcupoolConfig.cmake, by find_package(rcupool), so that a consumer links
 # what rcupool's targets need without finding it itself.
 #
-# Input: RCUPOOL_URCU_FLAVOR (bp or memb). Output: the targets below, and
+# Input: RCUPOOL_URCU_FLAVOR (bp or memb); RCUPOOL_DEPS_PREFIX, when set,
+# a prefix looked in before the system's folders (tools/deps_newest.sh's). Output: the targets below, and
 # rcupool_DEPENDENCIES_FOUND / rcupool_DEPENDENCIES_MISSING. The targets
 # for XNNPACK exist only when it is found (RCUPOOL_XNNPACK_FOUND).
 #   rcupool_deps::pthreadpool  -lpthreadpool (its header is part of rcupool's API)
@@ -25,8 +26,12 @@ set(rcupool_DEPENDENCIES_MISSING "")
 
 function(_rcupool_import name header library)
   string(TOUPPER "${name}" upper)
-  find_path(RCUPOOL_${upper}_INCLUDE_DIR "${header}")
-  find_library(RCUPOOL_${upper}_LIBRARY NAMES ${library} ${ARGN})
+  set(hints "")
+  if(RCUPOOL_DEPS_PREFIX)
+    set(hints HINTS "${RCUPOOL_DEPS_PREFIX}")
+  endif()
+  find_path(RCUPOOL_${upper}_INCLUDE_DIR "${header}" ${hints} PATH_SUFFIXES include)
+  find_library(RCUPOOL_${upper}_LIBRARY NAMES ${library} ${ARGN} ${hints} PATH_SUFFIXES lib)
   if(NOT RCUPOOL_${upper}_INCLUDE_DIR OR NOT RCUPOOL_${upper}_LIBRARY)
     set(rcupool_DEPENDENCIES_MISSING
         "${rcupool_DEPENDENCIES_MISSING} ${library}" PARENT_SCOPE)

@@ -21,7 +21,7 @@
 # Usage:
 #   tools/install.sh --prefix DIR [--flavor bp|memb] [--build DIR] [--source DIR]
 #                    [--arch aarch64] [--libdir DIR] [--build-type TYPE]
-#                    [--sanitize address|thread]
+#                    [--sanitize address|thread] [--deps newest]
 #   bazel run //tools:install -- --prefix /usr/local [--flavor memb]
 #
 # --libdir: LIBDIR, relative to PREFIX or absolute; default GNUInstallDirs'
@@ -32,6 +32,12 @@
 # (docs/building.md, "Sanitizers"); CC and CXX choose the compiler, as for
 # any CMake build. DESTDIR, when set, stages the install under
 # DESTDIR/PREFIX (for a package) while the files still name PREFIX.
+#
+# --deps newest: built against the newest Debian pthreadpool, cpuinfo and
+# liburcu (tools/deps_newest.sh builds them into the user's cache folder
+# when they are not there yet): the installed libraries find them at run
+# time through their RUNPATH, and rcupool.pc and find_package(rcupool)
+# name that prefix (docs/building.md, "The newest Debian dependencies").
 #
 # --source defaults to the workspace (the directory above tools/, or the
 # workspace `bazel run` was started in); --build to a temporary directory,
@@ -53,6 +59,7 @@ arch=""
 libdir=""
 build_type="RelWithDebInfo"
 sanitize=""
+deps=""
 
 # args.sh stands beside this file; `bazel run //tools:install` starts it
 # through a link in bazel-bin, so look beside the link's target too.
@@ -65,7 +72,7 @@ usage() { usage_from_header; }
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
-    --prefix|--flavor|--build|--source|--arch|--libdir|--build-type|--sanitize)
+    --prefix|--flavor|--build|--source|--arch|--libdir|--build-type|--sanitize|--deps)
       [ $# -ge 2 ] && [ -n "$2" ] || bad_usage "$1 needs a value"
       case "$1" in
         --prefix) prefix=$2 ;;
@@ -76,6 +83,7 @@ while [ $# -gt 0 ]; do
         --libdir) libdir=$2 ;;
         --build-type) build_type=$2 ;;
         --sanitize) sanitize=$2 ;;
+        --deps) deps=$2 ;;
       esac
       shift 2 ;;
     *) bad_usage "unknown argument: $1" ;;
@@ -92,6 +100,15 @@ if [ -n "$arch" ]; then
   sysroot=$(sh "$here/setup.sh" --check --arch "$arch" --print-sysroot | tail -n 1) ||
     { echo "install.sh: $sysroot" >&2; exit 1; }
   cross="-DRCUPOOL_SYSROOT=$sysroot"
+fi
+deps_prefix=""
+if [ -n "$deps" ]; then
+  [ "$deps" = newest ] || bad_usage "--deps takes newest, not $deps"
+  [ -z "$arch" ] || bad_usage "--deps newest is for the native build, not --arch"
+  # Its progress shown; then, at once, where it is.
+  sh "$here/deps_newest.sh" && deps_prefix=$(sh "$here/deps_newest.sh" --print | tail -n 1) &&
+    [ -f "$deps_prefix/.rcupool-deps" ] ||
+    { echo "install.sh: tools/deps_newest.sh failed" >&2; exit 1; }
 fi
 case "$sanitize" in
   ""|address|thread) ;;
@@ -124,11 +141,14 @@ command -v ninja >/dev/null 2>&1 && generator="-GNinja"
 [ -z "$cross" ] ||
   cross="$cross -DCMAKE_TOOLCHAIN_FILE=$source/cmake/$arch-linux-gnu.cmake"
 # Without --libdir, GNUInstallDirs chooses (-U clears a value cached by an
-# earlier configure of the same --build).
+# earlier configure of the same --build; so for the dependencies found, so
+# that a --build reused with another --deps finds them again).
 cmake -S "$source" -B "$build" $generator $cross -DCMAKE_BUILD_TYPE="$build_type" \
   -DCMAKE_INSTALL_PREFIX="$prefix" -UCMAKE_INSTALL_LIBDIR \
+  -U'RCUPOOL_*_LIBRARY' -U'RCUPOOL_*_INCLUDE_DIR' \
   ${libdir:+-DCMAKE_INSTALL_LIBDIR="$libdir"} \
-  -DRCUPOOL_URCU_FLAVOR="$flavor" -DRCUPOOL_SANITIZE="$sanitize"
+  -DRCUPOOL_URCU_FLAVOR="$flavor" -DRCUPOOL_SANITIZE="$sanitize" \
+  -DRCUPOOL_DEPS_PREFIX="$deps_prefix"
 cmake --build "$build" --parallel 2
 cmake --install "$build"
 if [ -n "${DESTDIR:-}" ]; then

@@ -10,6 +10,13 @@
 #                           the arm64 sysroot (tools/sysroot.sh;
 #                           docs/building.md, "Cross-compiling for aarch64");
 #                           --print-sysroot prints its path as the last line
+#   tools/setup.sh --deps newest [--check] [--print-prefix]
+#                           also the newest Debian versions of pthreadpool,
+#                           cpuinfo and liburcu, built from sid's sources
+#                           into the user's cache folder
+#                           (tools/deps_newest.sh; docs/building.md, "The
+#                           newest Debian dependencies"); --print-prefix
+#                           prints their prefix as the last line
 set -eu
 
 usage() {
@@ -21,6 +28,9 @@ are installed.
   --arch aarch64   also the cross toolchain, qemu-user and the arm64
               sysroot (tools/sysroot.sh)
   --print-sysroot  with --arch: print the sysroot's path as the last line
+  --deps newest    also the newest Debian pthreadpool, cpuinfo and liburcu,
+              built from sid's sources (tools/deps_newest.sh)
+  --print-prefix   with --deps: print their prefix as the last line
 EOF
 }
 
@@ -28,22 +38,31 @@ SCRIPT=setup.sh
 . "$(dirname "$0")/args.sh" || exit 2
 arch=""
 print_sysroot=""
+deps=""
+print_prefix=""
 case " $* " in
-  *" --arch "*)
-    # The cross form: its own arguments; the native packages as below.
+  *" --arch "*|*" --deps "*)
+    # The cross and newest-dependencies forms: their own arguments; the
+    # native packages as below.
     check=""
     while [ $# -gt 0 ]; do
       case "$1" in
         --check) check=1; shift ;;
         --print-sysroot) print_sysroot=1; shift ;;
-        --arch)
-          [ $# -ge 2 ] || bad_usage "--arch needs a value"
-          arch=$2; shift 2 ;;
+        --print-prefix) print_prefix=1; shift ;;
+        --arch|--deps)
+          [ $# -ge 2 ] || bad_usage "$1 needs a value"
+          [ "$1" = --arch ] && arch=$2 || deps=$2
+          shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) bad_usage "unknown argument: $1" ;;
       esac
     done
-    [ "$arch" = aarch64 ] || bad_usage "--arch takes aarch64, not $arch" ;;
+    [ -z "$arch" ] || [ "$arch" = aarch64 ] || bad_usage "--arch takes aarch64, not $arch"
+    [ -z "$deps" ] || [ "$deps" = newest ] || bad_usage "--deps takes newest, not $deps"
+    [ -z "$arch" ] || [ -z "$deps" ] || bad_usage "--arch and --deps go in separate calls"
+    [ -z "$print_sysroot" ] || [ -n "$arch" ] || bad_usage "--print-sysroot goes with --arch"
+    [ -z "$print_prefix" ] || [ -n "$deps" ] || bad_usage "--print-prefix goes with --deps" ;;
   *) parse_check "$@" ;;
 esac
 
@@ -92,10 +111,16 @@ if [ -n "$arch" ]; then
   done
 fi
 
-if [ -z "$missing" ]; then
+# Run after the native packages are there: the arm64 sysroot, or the
+# newest dependencies.
+next() {
+  if [ -n "$deps" ]; then
+    exec sh "$(dirname "$0")/deps_newest.sh" ${check:+--check} ${print_prefix:+--print}
+  fi
   [ -z "$arch" ] && exit 0
   exec sh "$(dirname "$0")/sysroot.sh" ${check:+--check} ${print_sysroot:+--print}
-fi
+}
+[ -n "$missing" ] || next
 
 if [ -n "$check" ]; then
   echo "missing Debian packages:$missing"
@@ -109,4 +134,4 @@ $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 echo "setup: done"
-[ -z "$arch" ] || exec sh "$(dirname "$0")/sysroot.sh" ${print_sysroot:+--print}
+next

@@ -4,11 +4,14 @@
 Two macros:
 
   rcupool_dependencies()
-      rcupool's real dependencies. Today they are all system libraries
+      rcupool's real dependencies. By default they are all system libraries
       (liburcu, pthreadpool, cpuinfo, XNNPACK from Debian's -dev packages),
-      reached through the label flags of //lib/deps, so there is no
-      repository to declare; a consumer calls it anyway so that a later
-      release can add one without breaking its WORKSPACE.
+      reached through the label flags of //lib/deps. It declares one
+      repository, @rcupool_deps_newest: the newest Debian pthreadpool and
+      cpuinfo that tools/setup.sh --deps newest builds into the user's
+      cache folder, which the flags select with --config=newest
+      (docs/building.md, "The newest Debian dependencies"). Bazel reads
+      that folder only for a build that names it.
 
   rcupool_offline_rule_stand_ins()
       Opt-in, for offline machines only. Bazel 4.2.3 downloads rules_cc,
@@ -72,9 +75,56 @@ echo "bazel coverage is not supported in this offline workspace" >&2
 exit 1
 """
 
+_DEPS_NEWEST_BUILD = """# Made by rcupool's tools/workspace.bzl from {prefix}
+package(default_visibility = ["//visibility:public"])
+
+# pthreadpool with the SONAME libpthreadpool.so.0; the RUNPATH makes a
+# program load it, and Debian 12's XNNPACK then finds it loaded.
+cc_library(
+    name = "pthreadpool",
+    hdrs = ["include/pthreadpool.h", "include/fxdiv.h"],
+    includes = ["include"],
+    linkopts = [
+        "-L{prefix}/lib",
+        "-Wl,-rpath,{prefix}/lib",
+        "-lpthreadpool",
+        "-pthread",
+    ],
+)
+
+# cpuinfo, static with hidden symbols: the program's own copy; Debian 12's
+# XNNPACK keeps the system's libcpuinfo.so.0.
+cc_library(
+    name = "cpuinfo",
+    hdrs = ["include/cpuinfo.h"],
+    includes = ["include"],
+    linkopts = ["-L{prefix}/lib", "-lcpuinfo"],
+)
+"""
+
+def _deps_newest_impl(ctx):
+    env = ctx.os.environ
+    root = env.get("RCUPOOL_DEPS_NEWEST", "")
+    if not root:
+        cache = env.get("XDG_CACHE_HOME", "") or env.get("HOME", "") + "/.cache"
+        root = cache + "/rcupool/deps-newest"
+    prefix = root + "/prefix"
+    if not ctx.path(prefix + "/.rcupool-deps").exists:
+        fail("no newest dependencies in %s: run tools/setup.sh --deps newest" % prefix)
+    ctx.symlink(prefix + "/include", "include")
+    ctx.file("WORKSPACE", "workspace(name = \"rcupool_deps_newest\")\n")
+    ctx.file("BUILD.bazel", _DEPS_NEWEST_BUILD.format(prefix = prefix))
+
+_deps_newest = repository_rule(
+    implementation = _deps_newest_impl,
+    environ = ["RCUPOOL_DEPS_NEWEST", "XDG_CACHE_HOME", "HOME"],
+    local = True,
+    doc = "The prefix of tools/deps_newest.sh as cc_library targets.",
+)
+
 def rcupool_dependencies():
-    """Declares rcupool's real dependencies (none beyond system libraries)."""
-    pass
+    """Declares @rcupool_deps_newest (read only by a build that names it)."""
+    maybe(_deps_newest, name = "rcupool_deps_newest")
 
 def rcupool_offline_rule_stand_ins():
     """Declares local stand-ins for the repositories Bazel 4.2.3 downloads."""

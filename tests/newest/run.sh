@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# CI (.ci/run): rcupool on the newest Debian dependencies, beside Debian
+# 12's. From this checkout:
+#   1. tools/setup.sh --deps newest (sid's pthreadpool, cpuinfo and, when
+#      its source can be had, liburcu, built into the user's cache folder),
+#      then tools/install.sh --deps newest into a temporary prefix;
+#   2. from outside the tree: the installed libraries' RUNPATH and NEEDED
+#      (readelf, ldd); tests/newest/one_pthreadpool.c built through
+#      pkg-config with XNNPACK linked first, which must load one
+#      pthreadpool, the prefix's; the find_package(rcupool) consumer
+#      (tests/cmake/consumer_test.sh shared) against the install;
+#   3. tests/aarch64/CMakeLists.txt builds the tests (the Bazel tests' own
+#      sources) natively against the install, and the core, placement,
+#      fork, XNNPACK and ExecuTorch stand-in tests run, each with a time
+#      limit, with tests/newest/threads_count_test.
+# One line per check and, last, "N passed, N failed". NEWEST_BUILD: a
+# build folder to keep and reuse (default a temporary one).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+passed=0
+failed=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rcupool-newest.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+check() {  # check NAME COMMAND...
+  local name=$1; shift
+  local start=$SECONDS
+  if "$@" > "$tmp/out" 2>&1; then
+    passed=$((passed + 1)); echo "newest: $name PASSED ($((SECONDS - start)) s)"
+  else
+    failed=$((failed + 1)); tail -n 60 "$tmp/out"
+    echo "newest: $name FAILED ($((SECONDS - start)) s)"
+  fi
+}
+finish() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+}
+
+# Its progress lines shown (nothing when the set is built); then where it is.
+if ! tools/setup.sh --deps newest ||
+   ! deps=$(tools/setup.sh --deps newest --print-prefix | tail -n 1) ||
+   [ ! -f "$deps/.rcupool-deps" ]; then
+  echo "newest: tools/setup.sh --deps newest FAILED"
+  failed=$((failed + 1)); finish
+fi
+echo "newest: the set: $(tail -n 1 "$deps/.rcupool-deps")"
+build=${NEWEST_BUILD:-$tmp/build}
+prefix="$build/prefix"
+
+# 1. The install.
+check "install --deps newest" tools/install.sh --deps newest \
+  --prefix "$prefix" --build "$build/lib"
+
+# 2. What the installed libraries need and where they find it.
+runpath() {
+  local lib
+  for lib in "$prefix"/lib/librcupool.so.0 "$prefix"/lib/librcupool_xnnpack.so.0 \
+      "$prefix"/lib/librcupool_executorch.so.0; do
+    readelf -d "$lib" | grep -E 'NEEDED|RUNPATH'
+    readelf -d "$lib" | grep 'RUNPATH' | grep -qF "$deps/lib" ||
+      { echo "$lib: no RUNPATH to $deps/lib"; return 1; }
+    readelf -d "$lib" | grep -q 'NEEDED.*libcpuinfo' &&
+      { echo "$lib needs a libcpuinfo (the newer one is inside librcupool)"; return 1; }
+  done
+  readelf -d "$prefix/lib/librcupool.so.0" | grep -q 'NEEDED.*\[libpthreadpool.so.0\]' ||
+    { echo "librcupool.so.0 does not need libpthreadpool.so.0"; return 1; }
+  ldd "$prefix/lib/librcupool_xnnpack.so.0" | tee "$tmp/ldd"
+  [ "$(grep -c 'libpthreadpool' "$tmp/ldd")" -eq 1 ] &&
+    grep -qF "libpthreadpool.so.0 => $deps/lib/libpthreadpool.so.0" "$tmp/ldd"
+}
+check "RUNPATH to the set, one libpthreadpool.so.0 (readelf, ldd)" runpath
+
+one_pthreadpool() (
+  set -e
+  export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+  # XNNPACK first on the line: its libpthreadpool.so.0 must still be the
+  # set's, which the program itself needs (rcupool.pc).
+  gcc -Wall -Wextra -Werror -I. -o "$tmp/one_pthreadpool" tests/newest/one_pthreadpool.c \
+    -lXNNPACK $(pkg-config --cflags --libs rcupool-xnnpack) -lm -Wl,-rpath,"$prefix/lib"
+  "$tmp/one_pthreadpool" "$deps"
+  LD_DEBUG=libs "$tmp/one_pthreadpool" "$deps" 2>&1 | grep 'calling init:.*pthreadpool'
+)
+check "pkg-config program: an XNNPACK method on rcupool, one pthreadpool loaded" one_pthreadpool
+check "find_package(rcupool) consumer (shared)" \
+  tests/cmake/consumer_test.sh shared "$prefix"
+
+# 3. The tests.
+TESTS="manager_test read_test pin_test pin_sized_test reset_test reclaim_test
+warm_test parallel_test log_test version_test cpus_fallback_test
+placement_test follow_test finalize_test warm_lifetime_test
+fork_fork_test fork_log_hook_test fork_parallel_test
+xnnpack_invoke_test xnnpack_lifetime_test xnnpack_pool_test xnnpack_idle_test
+xnnpack_errors_test xnnpack_sized_modules_test
+et_api_test et_guard_test et_backend_test et_churn_test et_idle_test
+newest_threads_count_test"
+build_tests() {
+  local generator=()
+  command -v ninja >/dev/null && generator=(-GNinja)
+  cmake -S tests/aarch64 -B "$build/tests" "${generator[@]}" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release &&
+    # shellcheck disable=SC2086
+    cmake --build "$build/tests" --parallel 2 --target $TESTS
+}
+check "tests build against the install" build_tests
+
+run_test() {  # run_test SECONDS BINARY [VAR=VALUE...]
+  local limit=$1 exe=$2 rc; shift 2
+  [ -x "$build/tests/$exe" ] || { echo "not built: $exe"; return 1; }
+  (cd "$build/tests" && env "$@" timeout -k 10 "$limit" "./$exe") > "$tmp/test_out" 2>&1
+  rc=$?
+  cat "$tmp/test_out"
+  # A filter that leaves nothing is no pass; nor is threads_count_test
+  # skipping (it skips only on a pthreadpool without the executor API).
+  if grep -q '^\[==========\] Running 0 tests' "$tmp/test_out" ||
+     { [ "$exe" = newest_threads_count_test ] && grep -q '^\[  SKIPPED \]' "$tmp/test_out"; }; then
+    echo "ran no test, or skipped on a pthreadpool without pthreadpool_set_threads_count"
+    return 1
+  fi
+  return $rc
+}
+for t in $TESTS; do
+  env=()
+  case $t in et_api_test|et_guard_test) env=(RCUPOOL_NUM_THREADS=3) ;; esac  # as their BUILD
+  check "$t" run_test 300 "$t" "${env[@]}"
+done
+finish
