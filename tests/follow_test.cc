@@ -256,7 +256,9 @@ TEST(RcupoolReset, FailedResetLeavesADefaultCountFollowing) {
     rcupool_options_t o;
     memset(&o, 0, sizeof o);
     o.warm_pools = RCUPOOL_WARM_NONE;
-    if (cause == 1) ASSERT_EQ(rcupool_placement_parse("1", &o.placement), 0);
+    if (cause == 1) {
+      ASSERT_EQ(rcupool_placement_parse("1", &o.placement), 0);
+    }
     rcupool_t *m = nullptr;
     ASSERT_EQ(rcupool_create(&o, &m), 0);
     ASSERT_EQ(rcupool_threads(m), 2u);
