@@ -107,23 +107,6 @@ bool rcupl_limits_threads_can_start(size_t threads) {
 
 /* --- the CPU quota of the process's cgroup -------------------------------- */
 
-/* Reads up to len - 1 bytes of path into buf, NUL-terminated (an empty
- * file gives ""). False if it cannot be opened. */
-static bool rcupl_limits_read_file(const char *path, char *buf, size_t len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  size_t have = 0;
-  while (have + 1 < len) {
-    ssize_t got = read(fd, buf + have, len - 1 - have);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    have += (size_t)got;
-  }
-  close(fd);
-  buf[have] = '\0';
-  return true;
-}
-
 /* Parses a decimal in 1..10^18-1 from [s, s + n) (the digit cap keeps it
  * far below overflow). */
 static bool rcupl_parse_positive(const char *s, size_t n, uint64_t *out) {
@@ -209,7 +192,7 @@ static int rcupl_read_level(const char *dir, bool v2, struct rcupl_quota *q) {
   const char *file = v2 ? "cpu.max" : "cpu.cfs_quota_us";
   if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
     return 0;
-  if (!rcupl_limits_read_file(path, a, sizeof a)) return 0;
+  if (!rcupl_machine_read_file(path, a, sizeof a)) return 0;
   int err;
   if (v2) {
     err = rcupl_parse_cpu_max_exact(a, &q->cpus, &q->exact);
@@ -217,7 +200,7 @@ static int rcupl_read_level(const char *dir, bool v2, struct rcupl_quota *q) {
     char ppath[PATH_MAX + 32];
     if (snprintf(ppath, sizeof ppath, "%s/cpu.cfs_period_us", dir) >=
             (int)sizeof ppath ||
-        !rcupl_limits_read_file(ppath, b, sizeof b))
+        !rcupl_machine_read_file(ppath, b, sizeof b))
       b[0] = '\0';
     err = rcupl_parse_cfs_exact(a, b, &q->cpus, &q->exact);
   }
@@ -308,7 +291,7 @@ void rcupl_limits_cgroup_quota(const char *root, struct rcupl_quota *q) {
   q->cpus = 0;
   q->exact = 0;
   snprintf(path, sizeof path, "%s/proc/self/cgroup", root);
-  if (!rcupl_limits_read_file(path, self, sizeof self)) return;
+  if (!rcupl_machine_read_file(path, self, sizeof self)) return;
   struct rcupl_self_cgroup cg;
   rcupl_parse_self_cgroup(self, &cg);
   if (cg.have_v2 && rcupl_walk_cgroup(root, "/sys/fs/cgroup", cg.v2, true, q))

@@ -62,13 +62,9 @@ void rcupl_machine_cgroup_root(char *buf, size_t len) {
   rcupl_mutex_unlock(&machine_lock);
 }
 
-bool rcupl_machine_read(const char *root, const char *path, char *buf,
-                        size_t len) {
-  char full[RCUPL_MACHINE_PATH];
-  if (len == 0 ||
-      snprintf(full, sizeof full, "%s%s", root, path) >= (int)sizeof full)
-    return false;
-  int fd = open(full, O_RDONLY | O_CLOEXEC);
+bool rcupl_machine_read_file(const char *path, char *buf, size_t len) {
+  if (len == 0) return false;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   size_t have = 0;
   while (have + 1 < len) {
@@ -79,6 +75,17 @@ bool rcupl_machine_read(const char *root, const char *path, char *buf,
   }
   close(fd);
   buf[have] = '\0';
+  return true;
+}
+
+bool rcupl_machine_read(const char *root, const char *path, char *buf,
+                        size_t len) {
+  char full[RCUPL_MACHINE_PATH];
+  if (len == 0 ||
+      snprintf(full, sizeof full, "%s%s", root, path) >= (int)sizeof full ||
+      !rcupl_machine_read_file(full, buf, len))
+    return false;
+  size_t have = strlen(buf);
   while (have > 0 && (buf[have - 1] == '\n' || buf[have - 1] == ' ' ||
                       buf[have - 1] == '\t'))
     buf[--have] = '\0';

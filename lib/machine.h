@@ -27,6 +27,10 @@ void rcupl_machine_set_cgroup_root(const char *root);
 void rcupl_machine_root(char *buf, size_t len);
 void rcupl_machine_cgroup_root(char *buf, size_t len);
 
+/* Reads up to len - 1 bytes of the file at path (as given: the caller put
+ * the root in front) into buf, NUL-terminated, as they are (an empty file
+ * gives ""). False when it cannot be opened. */
+bool rcupl_machine_read_file(const char *path, char *buf, size_t len);
 /* Reads root + path (path absolute, e.g. "/sys/devices/cpu_atom/cpus")
  * into buf[len], NUL-terminated, trailing blanks and newlines cut. False
  * when it cannot be opened or is empty. */
