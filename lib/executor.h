@@ -1,15 +1,33 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private: lib/executor.c's API, the manager's executor (a set of threads
- * that pthreadpool_create_v2() pools borrow).
+ * Private: lib/executor.c's API, the manager's sets of threads that
+ * pthreadpool_create_v2() pools (views) borrow.
  */
 #ifndef RCUPOOL_LIB_EXECUTOR_H
 #define RCUPOOL_LIB_EXECUTOR_H
 
+#include <stddef.h>
+
+#include "cpuset.h"
+#include "exec_set.h"
 #include "rcupool/rcupool.h"
 
-/* Joins and frees m's executor, if it has one: rcupool_destroy() calls it
- * once no pool of m is left. */
+/* Makes *tp, a view of `threads` (> 1) threads over m's set for pl (bound
+ * to cpus, or NULL: not bound), growing the set first (EXECUTOR-2), and sets
+ * *bind_failures to the set's threads it borrows whose binding did not
+ * hold. 0, -ENOMEM, -EAGAIN (a thread could not start), or -ENOTSUP with
+ * a pthreadpool without the executor API. Call without manager locks. */
+int rcupl_executor_view(rcupool_t *m, size_t threads,
+                        const rcupool_placement_t *pl,
+                        const struct rcupl_cpuset *cpus, pthreadpool_t *tp,
+                        size_t *bind_failures);
+
+/* In a fork child, from fork.c's child handler (FORK-4): every set is
+ * emptied of the threads that stayed in the parent (EXECUTOR-1). */
+void rcupl_executor_fork_child(void);
+
+/* Joins and frees m's sets: rcupool_destroy() calls it once no pool of m
+ * is left. */
 void rcupl_executor_forget(rcupool_t *m);
 
 #endif /* RCUPOOL_LIB_EXECUTOR_H */
