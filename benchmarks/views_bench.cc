@@ -7,7 +7,10 @@
 // pthreadpool, in the same run.
 //
 //   BM_ResetNewWidth_View/<n>   rcupool_reset(m, n) from 1 (warm widths
-//       off, so each reset makes a new pool: a view, the set already grown)
+//       off, so each reset makes a new pool: a view) while a pool of 16 is
+//       pinned, so the set has the threads
+//   BM_ResetNewWidth_ViewGrow/<n>  the same with nothing wider alive: the
+//       set starts the view's threads (and lets them go with it)
 //   BM_ResetNewWidth_Owned/<n>  pthreadpool_create(n) and one dispatch of n
 //       items (the start of a pool that owns its threads; its destroy is
 //       not timed). Counter p50_ms: the median iteration, in ms.
@@ -90,11 +93,17 @@ void SetP50(benchmark::State &state, std::vector<double> &ms) {
   state.counters["p50_ms"] = ms[ms.size() / 2];
 }
 
-void BM_ResetNewWidth_View(benchmark::State &state) {
+// A reset 1 -> n on a manager that keeps no warm pool; `wider` pins a pool
+// of 16 meanwhile (a view another user holds), so the set has the threads
+// and the new view borrows them; without it the set must start them.
+void ResetNewWidth(benchmark::State &state, bool wider) {
   SKIP_WITHOUT_VIEWS(state);
   size_t n = static_cast<size_t>(state.range(0));
   rcupool_t *m = NewManager(n, RCUPOOL_IDLE_YIELD, RCUPOOL_WARM_NONE);
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
+  rcupool_pin_t held = {};
+  if (wider && rcupool_pin_sized(m, 16, &held) != 0)
+    return state.SkipWithError("rcupool_pin_sized failed");
   std::vector<double> ms;
   for (auto _ : state) {
     state.PauseTiming();
@@ -106,7 +115,16 @@ void BM_ResetNewWidth_View(benchmark::State &state) {
     ms.push_back((Seconds(CLOCK_MONOTONIC) - t0) * 1e3);
   }
   SetP50(state, ms);
+  if (wider) rcupool_unpin(&held);
   rcupool_destroy(m);
+}
+
+void BM_ResetNewWidth_View(benchmark::State &state) {
+  ResetNewWidth(state, true);
+}
+
+void BM_ResetNewWidth_ViewGrow(benchmark::State &state) {
+  ResetNewWidth(state, false);
 }
 
 void BM_ResetNewWidth_Owned(benchmark::State &state) {
@@ -131,13 +149,12 @@ void BM_ThreadsWarm_View(benchmark::State &state) {
   SKIP_WITHOUT_VIEWS(state);
   for (auto _ : state) {
     state.PauseTiming();
-    rcupool_t *m = NewManager(1, RCUPOOL_IDLE_YIELD, 0);
+    rcupool_t *m = NewManager(1, RCUPOOL_IDLE_YIELD, RCUPOOL_WARM_NONE);
     if (m == nullptr) return state.SkipWithError("rcupool_create failed");
     rcupool_reset(m, 2);  // the reclaim thread starts at the first retire
     rcupool_reset(m, 1);
-    rcupool_barrier(m);
+    rcupool_barrier(m);  // the pool of 2 goes, and its set's thread
     int base = OsThreads();
-    int set_before = 1;  // the set's thread the pool of 2 needed
     state.ResumeTiming();
     rcupool_pin_t pins[4] = {};
     for (int i = 0; i < 4; i++) rcupool_pin_sized(m, kWidths[i], &pins[i]);
@@ -145,7 +162,7 @@ void BM_ThreadsWarm_View(benchmark::State &state) {
       pthreadpool_parallelize_1d(rcupool_pin_pthreadpool(&p), Nop, nullptr,
                                  64, 0);
     state.PauseTiming();
-    state.counters["workers"] = OsThreads() - base + set_before;
+    state.counters["workers"] = OsThreads() - base;
     for (auto &p : pins) rcupool_unpin(&p);
     rcupool_destroy(m);
     state.ResumeTiming();
@@ -165,26 +182,19 @@ void BM_ThreadsWarm_Owned(benchmark::State &state) {
 
 enum class Tasks { kTiny, kTinyTasks, kTenMicroseconds };
 
-struct Work {
-  std::vector<uint64_t> out;
-  bool spin;
-};
-
-void Task(void *ctx, size_t i) {
-  auto *w = static_cast<Work *>(ctx);
-  w->out[i] = w->spin ? rcupool_bench::Spin(i, spin_steps) : i * 3 + 1;
-}
+using Work = rcupool_bench::DispatchWork;
+constexpr auto Task = rcupool_bench::DispatchTask;
 
 Work MakeWork(Tasks t) {
   size_t threads = static_cast<size_t>(rcupool_bench::MaxThreads());
   size_t n = t == Tasks::kTiny ? threads : t == Tasks::kTinyTasks ? 1024 : 32;
-  return Work{std::vector<uint64_t>(n, 0), t == Tasks::kTenMicroseconds};
+  return Work{std::vector<uint64_t>(n, 0), t == Tasks::kTenMicroseconds,
+              &spin_steps};
 }
 
 void Check(benchmark::State &state, const Work &w) {
-  for (size_t i = 0; i < w.out.size(); i++)
-    if (w.out[i] != (w.spin ? rcupool_bench::Spin(i, spin_steps) : i * 3 + 1))
-      return state.SkipWithError("a task's output is wrong");
+  if (!rcupool_bench::DispatchOutputsRight(w))
+    return state.SkipWithError("a task's output is wrong");
   state.counters["pool_threads"] = rcupool_bench::MaxThreads();
 }
 
@@ -260,6 +270,7 @@ void BM_IdleCpu_Owned(benchmark::State &state, uint32_t flags) {
 }
 
 BENCHMARK(BM_ResetNewWidth_View)->Arg(4)->Arg(8)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ResetNewWidth_ViewGrow)->Arg(4)->Arg(8)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ResetNewWidth_Owned)->Arg(4)->Arg(8)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ThreadsWarm_View)->Iterations(3)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ThreadsWarm_Owned)->Iterations(3)->UseRealTime()->Unit(benchmark::kMicrosecond);

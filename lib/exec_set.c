@@ -31,12 +31,25 @@
  *       state moved first. The spin is short under the yield policy
  *       (lib/idle.c) and longer under spin: never a lock or a condition
  *       variable per task.
+ *   EXEC_SET-4. The set holds the threads of the widest view alive on it
+ *       (width - 1), or what rcupool_executor() promised (floor), if more:
+ *       when a view goes (its pthreadpool_destroy() has returned, so none
+ *       of its tasks is left) the threads above that stop: an idle one at
+ *       once (joined there), a busy one when it is next idle (joined by
+ *       the next growth into its slot, or the set's stop), so the trim on
+ *       the reclaim thread never waits for a task, which may itself wait
+ *       for the reclaim thread (a fork's prepare). Their slots leave the
+ *       scan (threads drops first); a task queued meanwhile finds a
+ *       thread below, which every live view's width needs. In a fork child
+ *       the parent's views are orphans, never destroyed: the child's set
+ *       forgets them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,6 +57,7 @@
 #include "exec_set.h"
 #include "idle.h"
 #include "limits_internal.h"
+#include "lock.h"
 #include "names.h"
 #include "placement.h"
 #include "worker.h"
@@ -73,6 +87,8 @@ static inline void rcupl_exec_pause(void) {
   __asm__ __volatile__("yield");
 #endif
 }
+
+static bool rcupl_exec_slot_try_stop(struct rcupl_exec_slot *s);
 
 static int rcupl_exec_num_threads(void *context) {
   struct rcupl_exec_set *e = context;
@@ -105,7 +121,7 @@ static bool rcupl_exec_give(struct rcupl_exec_set *e, void (*fn)(void *),
 static void rcupl_exec_schedule(void *context, void *arg, void (*fn)(void *)) {
   struct rcupl_exec_set *e = context;
   if (rcupl_exec_give(e, fn, arg)) return;
-  pthread_mutex_lock(&e->lock);
+  rcupl_mutex_lock(&e->lock);
   struct rcupl_exec_task *t = e->spare;
   if (t != NULL) {
     e->spare = t->next;
@@ -123,14 +139,14 @@ static void rcupl_exec_schedule(void *context, void *arg, void (*fn)(void *)) {
     e->head = t;
   e->tail = t;
   __atomic_add_fetch(&e->queued, 1, __ATOMIC_SEQ_CST);
-  pthread_mutex_unlock(&e->lock);
+  rcupl_mutex_unlock(&e->lock);
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* EXEC_SET-1 */
   (void)rcupl_exec_give(e, NULL, NULL);
 }
 
 static void rcupl_exec_drain(struct rcupl_exec_set *e) {
   while (__atomic_load_n(&e->queued, __ATOMIC_ACQUIRE) != 0) {
-    pthread_mutex_lock(&e->lock);
+    rcupl_mutex_lock(&e->lock);
     struct rcupl_exec_task *t = e->head;
     void (*fn)(void *) = NULL;
     void *arg = NULL;
@@ -143,7 +159,7 @@ static void rcupl_exec_drain(struct rcupl_exec_set *e) {
       t->next = e->spare;
       e->spare = t;
     }
-    pthread_mutex_unlock(&e->lock);
+    rcupl_mutex_unlock(&e->lock);
     if (fn == NULL) return;
     fn(arg);
   }
@@ -157,6 +173,9 @@ static uint32_t rcupl_exec_idle(struct rcupl_exec_slot *s) {
   for (uint32_t i = 0;; i++) {
     uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
     if (st == GIVEN || st == STOP) return st;
+    if (__atomic_load_n(&s->exiting, __ATOMIC_SEQ_CST) &&
+        rcupl_exec_slot_try_stop(s)) /* trimmed while busy (EXEC_SET-4) */
+      return STOP;
     if (st == CLAIMED || i < spins) {
       rcupl_exec_pause();
       continue;
@@ -206,21 +225,26 @@ void rcupl_exec_set_init(struct rcupl_exec_set *e, rcupool_t *m,
   e->placement = *pl;
   e->bind = cpus != NULL;
   if (cpus != NULL) e->cpus = *cpus;
-  pthread_mutex_init(&e->grow_lock, NULL);
-  pthread_mutex_init(&e->lock, NULL);
+  rcupl_mutex_init(&e->grow_lock);
+  rcupl_mutex_init(&e->lock);
 }
 
 int rcupl_exec_set_grow(struct rcupl_exec_set *e, size_t want) {
   if (want > RCUPOOL_MAX_THREADS) want = RCUPOOL_MAX_THREADS;
   if (__atomic_load_n(&e->threads, __ATOMIC_ACQUIRE) >= want) return 0;
   int err = 0;
-  pthread_mutex_lock(&e->grow_lock);
+  rcupl_mutex_lock(&e->grow_lock);
   size_t n = e->threads;
   /* LIMITS-2: a thread limit makes the growth -EAGAIN, never a hang. */
   if (n < want && !rcupl_limits_threads_can_start(want - n)) err = -EAGAIN;
   for (; err == 0 && n < want; n++) {
     struct rcupl_exec_slot *s = &e->slots[n];
+    if (s->unjoined) { /* a thread trimmed while busy: it stops once idle */
+      pthread_join(s->tid, NULL);
+      s->unjoined = false;
+    }
     s->set = e;
+    __atomic_store_n(&s->exiting, false, __ATOMIC_RELAXED);
     s->index = (unsigned)n;
     s->bind_failed = false;
     __atomic_store_n(&s->state, STARTING, __ATOMIC_RELAXED);
@@ -231,8 +255,9 @@ int rcupl_exec_set_grow(struct rcupl_exec_set *e, size_t want) {
     while (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == STARTING)
       sched_yield();
     __atomic_store_n(&e->threads, n + 1, __ATOMIC_RELEASE); /* EXEC_SET-2 */
+    if (n + 1 > e->high) e->high = n + 1;
   }
-  pthread_mutex_unlock(&e->grow_lock);
+  rcupl_mutex_unlock(&e->grow_lock);
   return err;
 }
 
@@ -243,34 +268,90 @@ size_t rcupl_exec_set_bind_failures(struct rcupl_exec_set *e, size_t n) {
   return failed;
 }
 
-void rcupl_exec_set_stop(struct rcupl_exec_set *e) {
-  size_t n = __atomic_load_n(&e->threads, __ATOMIC_ACQUIRE);
-  for (size_t i = 0; i < n; i++) {
-    struct rcupl_exec_slot *s = &e->slots[i];
-    for (;;) { /* a thread between its last task and IDLE: wait for it */
-      uint32_t x = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-      if ((x == IDLE || x == SLEEP) &&
-          __atomic_compare_exchange_n(&s->state, &x, STOP, false,
-                                      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        rcupl_exec_wake(&s->state);
-        break;
-      }
-      sched_yield();
-    }
-    pthread_join(s->tid, NULL);
+/* Tries to stop slot s's thread: true if it was idle and is now told to
+ * stop (and woken), or had stopped by itself (EXEC_SET-4). */
+static bool rcupl_exec_slot_try_stop(struct rcupl_exec_slot *s) {
+  uint32_t x = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+  if (x == STOP) return true;
+  if ((x == IDLE || x == SLEEP) &&
+      __atomic_compare_exchange_n(&s->state, &x, STOP, false, __ATOMIC_SEQ_CST,
+                                  __ATOMIC_RELAXED)) {
+    rcupl_exec_wake(&s->state);
+    return true;
   }
+  return false;
+}
+
+/* Lets the threads of slots [target, threads) go, under e->grow_lock. The
+ * count drops first, so no claimer picks those slots any more. An idle
+ * thread is stopped and joined now; a busy one (a task of another view,
+ * which may wait for anything, a fork's prepare included) is marked
+ * `exiting` and stops itself once idle, and is joined by the next growth
+ * into its slot or by the set's stop: a trim never waits for a task
+ * (EXEC_SET-4). `wait`: the set's stop, when no task can be left. */
+static void rcupl_exec_set_trim_locked(struct rcupl_exec_set *e, size_t target,
+                                       bool wait) {
+  size_t n = e->threads;
+  if (target < n) __atomic_store_n(&e->threads, target, __ATOMIC_RELEASE);
+  for (size_t i = target; i < e->high; i++) {
+    struct rcupl_exec_slot *s = &e->slots[i];
+    if (!s->unjoined && i >= n) continue;
+    __atomic_store_n(&s->exiting, true, __ATOMIC_SEQ_CST);
+    while (!rcupl_exec_slot_try_stop(s) && wait) sched_yield();
+    if (rcupl_exec_slot_try_stop(s) || wait) {
+      pthread_join(s->tid, NULL);
+      s->unjoined = false;
+    } else {
+      s->unjoined = true;
+    }
+  }
+}
+
+int rcupl_exec_set_view_made(struct rcupl_exec_set *e, size_t width) {
+  /* Counted before the growth, under the lock the trim takes: from here
+   * no trim goes below width - 1 (EXEC_SET-4), so the view made next
+   * gets its width. */
+  rcupl_mutex_lock(&e->grow_lock);
+  e->views[width]++;
+  rcupl_mutex_unlock(&e->grow_lock);
+  int err = rcupl_exec_set_grow(e, width - 1);
+  if (err != 0) rcupl_exec_set_view_gone(e, width);
+  return err;
+}
+
+void rcupl_exec_set_view_gone(struct rcupl_exec_set *e, size_t width) {
+  rcupl_mutex_lock(&e->grow_lock);
+  if (e->views[width] > 0) e->views[width]--;
+  size_t widest = RCUPOOL_MAX_THREADS;
+  while (widest > 1 && e->views[widest] == 0) widest--;
+  size_t target = widest - 1;
+  if (target < e->floor) target = e->floor;
+  rcupl_exec_set_trim_locked(e, target, false);
+  rcupl_mutex_unlock(&e->grow_lock);
+}
+
+void rcupl_exec_set_keep(struct rcupl_exec_set *e, size_t threads) {
+  rcupl_mutex_lock(&e->grow_lock);
+  if (threads > e->floor) e->floor = threads;
+  rcupl_mutex_unlock(&e->grow_lock);
+}
+
+void rcupl_exec_set_stop(struct rcupl_exec_set *e) {
+  rcupl_mutex_lock(&e->grow_lock);
+  rcupl_exec_set_trim_locked(e, 0, true);
+  rcupl_mutex_unlock(&e->grow_lock);
   while (e->spare != NULL) {
     struct rcupl_exec_task *t = e->spare;
     e->spare = t->next;
     free(t);
   }
-  pthread_mutex_destroy(&e->lock);
-  pthread_mutex_destroy(&e->grow_lock);
+  rcupl_mutex_destroy(&e->lock);
+  rcupl_mutex_destroy(&e->grow_lock);
 }
 
 void rcupl_exec_set_fork_child(struct rcupl_exec_set *e) {
-  pthread_mutex_init(&e->grow_lock, NULL);
-  pthread_mutex_init(&e->lock, NULL);
+  rcupl_mutex_init(&e->grow_lock);
+  rcupl_mutex_init(&e->lock);
   while (e->head != NULL) { /* the parent's pools' tasks; nodes kept */
     struct rcupl_exec_task *t = e->head;
     e->head = t->next;
@@ -280,6 +361,9 @@ void rcupl_exec_set_fork_child(struct rcupl_exec_set *e) {
   e->tail = NULL;
   e->queued = 0;
   e->threads = 0;
+  memset(e->views, 0, sizeof e->views); /* the parent's views are orphans */
+  for (size_t i = 0; i < e->high; i++) e->slots[i].unjoined = false;
+  e->high = 0;
 }
 
 #endif /* RCUPL_HAVE_EXECUTOR */

@@ -34,6 +34,8 @@ struct rcupl_exec_slot {
   struct rcupl_exec_set *set;
   unsigned index;   /* 0-based: the worker number its binding uses */
   bool bind_failed; /* written before the thread reports started */
+  bool exiting;     /* atomic: trimmed, stop once idle (EXEC_SET-4) */
+  bool unjoined;    /* under grow_lock: stopped or stopping, not joined */
   pthread_t tid;
 };
 
@@ -55,6 +57,11 @@ struct rcupl_exec_set {
   size_t queued;             /* atomic: tasks on the queue (EXEC_SET-1) */
   struct rcupl_exec_task *head, *tail, *spare;
   struct rcupl_exec_set *next; /* lib/executor.c's list */
+  /* Under grow_lock: views alive by width, and the threads the set keeps
+   * whatever they are (EXEC_SET-4). */
+  size_t views[RCUPOOL_MAX_THREADS + 1];
+  size_t floor;
+  size_t high; /* slots ever started (each joined or unjoined) */
   struct rcupl_exec_slot slots[RCUPOOL_MAX_THREADS];
 };
 
@@ -71,6 +78,17 @@ int rcupl_exec_set_grow(struct rcupl_exec_set *e, size_t want);
 
 /* How many of e's first n threads could not be bound (PLACE-3). */
 size_t rcupl_exec_set_bind_failures(struct rcupl_exec_set *e, size_t n);
+
+/* A view of `width` threads is about to be made on e (counted, then the
+ * set grown to width - 1: 0, or -EAGAIN uncounted) / has been destroyed:
+ * the set keeps the threads of its widest view alive (EXEC_SET-4),
+ * joining the others. Blocks: joins threads (the reclaim thread, which destroys
+ * pools). */
+int rcupl_exec_set_view_made(struct rcupl_exec_set *e, size_t width);
+void rcupl_exec_set_view_gone(struct rcupl_exec_set *e, size_t width);
+
+/* e keeps at least `threads` threads from now on (rcupool_executor()). */
+void rcupl_exec_set_keep(struct rcupl_exec_set *e, size_t threads);
 
 /* Stops and joins e's threads and frees its queue's nodes: only once no
  * pool made on e is left (no task can come). */

@@ -17,19 +17,23 @@
  *       and the child's sets grow again on demand; the child's inherited
  *       views are orphans whose pthreadpools are kept, never destroyed
  *       (POOL-5), as pools that owned their threads.
- *   EXECUTOR-2. A view's width is fixed when it is made: the set is grown to
- *       width - 1 threads first, so pthreadpool_create_v2(), which takes
- *       min(width, num_threads() + 1), gets the width asked; the set
- *       never shrinks (lib/exec_set.c, EXEC_SET-2), so a view never outgrows
- *       it. Threads of a set beyond the views in use sleep (EXEC_SET-3).
+ *   EXECUTOR-2. A view's width is fixed when it is made: it is counted on
+ *       the set and the set grown to width - 1 threads first, so pthreadpool_create_v2(), which takes
+ *       min(width, num_threads() + 1), gets the width asked, and the view
+ *       is counted on the set until pool.c's stop has destroyed it: the
+ *       set keeps its widest live view's threads (lib/exec_set.c,
+ *       EXEC_SET-4), so a view never outgrows it. Threads of a set that
+ *       no call is using sleep (EXEC_SET-3).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuset.h"
 #include "exec_set.h"
 #include "executor.h"
+#include "lock.h"
 #include "placement.h"
 #include "rcupool/rcupool.h"
 
@@ -43,7 +47,7 @@ static struct rcupl_exec_set *sets; /* EXECUTOR-1 */
 static struct rcupl_exec_set *rcupl_executor_set(
     rcupool_t *m, const rcupool_placement_t *pl,
     const struct rcupl_cpuset *cpus) {
-  pthread_mutex_lock(&sets_lock);
+  rcupl_mutex_lock(&sets_lock);
   struct rcupl_exec_set *e = sets;
   for (; e != NULL; e = e->next) {
     if (e->m != m || !rcupl_placement_equal(&e->placement, pl) ||
@@ -56,58 +60,64 @@ static struct rcupl_exec_set *rcupl_executor_set(
     e->next = sets;
     sets = e;
   }
-  pthread_mutex_unlock(&sets_lock);
+  rcupl_mutex_unlock(&sets_lock);
   return e;
 }
 
 int rcupl_executor_view(rcupool_t *m, size_t threads,
                         const rcupool_placement_t *pl,
                         const struct rcupl_cpuset *cpus, pthreadpool_t *tp,
-                        size_t *bind_failures) {
+                        size_t *bind_failures, void **set) {
   struct rcupl_exec_set *e = rcupl_executor_set(m, pl, cpus);
   if (e == NULL) return -ENOMEM;
-  int err = rcupl_exec_set_grow(e, threads - 1); /* EXECUTOR-2 */
+  int err = rcupl_exec_set_view_made(e, threads); /* EXECUTOR-2 */
   if (err != 0) return err;
   *tp = pthreadpool_create_v2(&e->api, e, threads);
-  if (*tp == NULL) return -ENOMEM;
+  if (*tp == NULL) {
+    rcupl_exec_set_view_gone(e, threads);
+    return -ENOMEM;
+  }
+  *set = e;
   *bind_failures =
       cpus != NULL ? rcupl_exec_set_bind_failures(e, threads - 1) : 0;
   return 0;
 }
 
-int rcupool_executor(rcupool_t *m, struct pthreadpool_executor **executor,
-                     void **context) {
-  if (m == NULL || executor == NULL || context == NULL) return -EINVAL;
+int rcupl_executor_none(rcupool_t *m, size_t keep,
+                        struct pthreadpool_executor **executor,
+                        void **context) {
   rcupool_placement_t none;
   memset(&none, 0, sizeof none);
   none.policy = RCUPOOL_PLACE_NONE;
   rcupl_placement_normalise(&none);
   struct rcupl_exec_set *e = rcupl_executor_set(m, &none, NULL);
   if (e == NULL) return -ENOMEM;
-  /* The set holds at least the threads the manager's width needs besides
-   * its caller, for a library that makes its pool before rcupool's. */
-  size_t width = rcupool_threads(m);
-  int err = rcupl_exec_set_grow(e, width > 1 ? width - 1 : 0);
+  rcupl_exec_set_keep(e, keep); /* EXEC_SET-4 */
+  int err = rcupl_exec_set_grow(e, keep);
   if (err != 0) return err;
   *executor = &e->api;
   *context = e;
   return 0;
 }
 
+void rcupl_executor_view_gone(void *set, size_t threads) {
+  rcupl_exec_set_view_gone(set, threads);
+}
+
 void rcupl_executor_fork_child(void) {
-  pthread_mutex_init(&sets_lock, NULL);
+  rcupl_mutex_init(&sets_lock);
   for (struct rcupl_exec_set *e = sets; e != NULL; e = e->next)
     rcupl_exec_set_fork_child(e);
 }
 
 void rcupl_executor_forget(rcupool_t *m) {
   for (;;) {
-    pthread_mutex_lock(&sets_lock);
+    rcupl_mutex_lock(&sets_lock);
     struct rcupl_exec_set **link = &sets;
     while (*link != NULL && (*link)->m != m) link = &(*link)->next;
     struct rcupl_exec_set *e = *link;
     if (e != NULL) *link = e->next;
-    pthread_mutex_unlock(&sets_lock);
+    rcupl_mutex_unlock(&sets_lock);
     if (e == NULL) return;
     rcupl_exec_set_stop(e);
     free(e);
@@ -119,17 +129,22 @@ void rcupl_executor_forget(rcupool_t *m) {
 int rcupl_executor_view(rcupool_t *m, size_t threads,
                         const rcupool_placement_t *pl,
                         const struct rcupl_cpuset *cpus, pthreadpool_t *tp,
-                        size_t *bind_failures) {
+                        size_t *bind_failures, void **set) {
   (void)m, (void)threads, (void)pl, (void)cpus, (void)tp, (void)bind_failures;
+  (void)set;
   return -ENOTSUP;
 }
 
-int rcupool_executor(rcupool_t *m, struct pthreadpool_executor **executor,
-                     void **context) {
-  if (m == NULL || executor == NULL || context == NULL) return -EINVAL;
-  return -ENOTSUP;
+void rcupl_executor_view_gone(void *set, size_t threads) {
+  (void)set, (void)threads;
 }
 
+int rcupl_executor_none(rcupool_t *m, size_t keep,
+                        struct pthreadpool_executor **executor,
+                        void **context) {
+  (void)m, (void)keep, (void)executor, (void)context;
+  return -ENOTSUP;
+}
 void rcupl_executor_fork_child(void) {}
 
 void rcupl_executor_forget(rcupool_t *m) { (void)m; }

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "die.h"
+#include "exec_set.h"
 #include "executor.h"
 #include "fault.h"
 #include "limits_internal.h"
@@ -73,10 +74,11 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
   size_t view_bind_failures = 0;
   if (RCUPL_HAVE_EXECUTOR && threads > 1) {
     /* POOL-7: a view over m's set of threads for pl (EXECUTOR-2). */
-    int verr = rcupl_fault(RCUPL_FAULT_POOL_CREATE)
-                   ? -EAGAIN
-                   : rcupl_executor_view(m, threads, pl, bind ? &cpus : NULL,
-                                         &tp, &view_bind_failures);
+    int verr =
+        rcupl_fault(RCUPL_FAULT_POOL_CREATE)
+            ? -EAGAIN
+            : rcupl_executor_view(m, threads, pl, bind ? &cpus : NULL, &tp,
+                                  &view_bind_failures, &p->view_set);
     if (verr != 0) {
       free(p);
       return verr;
@@ -164,6 +166,9 @@ void rcupl_pool_stop(struct rcupl_pool *p) {
     rcupl_pool_keep_orphan(p->orphan_tp); /* POOL-5 */
   else
     pthreadpool_destroy(p->tp);
+  /* POOL-7: the set may let the view's threads go once it is destroyed. */
+  if (p->view_set != NULL && !p->fork_orphan)
+    rcupl_executor_view_gone(p->view_set, p->threads);
 }
 
 void rcupl_pool_free(struct rcupl_pool *p) {

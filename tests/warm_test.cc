@@ -266,10 +266,13 @@ TEST(RcupoolTrim, RacingGuardsOfThatWidthNeverFreesAPinnedPool) {
 
 TEST(RcupoolWarm, BeyondWarmPoolsTheLongestUnusedGoFirst) {
   Manager m(1, 0, 2);  // two warm pools at most
+  // Each use two coarse ticks after the one before: their order is the
+  // stamps' (rcupool_test::SleepTwoCoarseTicks).
   for (size_t w = 2; w <= 5; w++) {
     rcupool_pin_t pin{};
     ASSERT_EQ(rcupool_pin_sized(m, w, &pin), 0);
     rcupool_unpin(&pin);
+    rcupool_test::SleepTwoCoarseTicks();
   }
   ASSERT_EQ(rcupool_barrier(m), 0);  // a barrier's pass enforces the limit
   rcupool_stats_t s = Stats(m);
@@ -280,6 +283,7 @@ TEST(RcupoolWarm, BeyondWarmPoolsTheLongestUnusedGoFirst) {
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin_sized(m, 5, &pin), 0);
   rcupool_unpin(&pin);
+  rcupool_test::SleepTwoCoarseTicks();
   ASSERT_EQ(rcupool_pin_sized(m, 4, &pin), 0);
   rcupool_unpin(&pin);
   EXPECT_EQ(Stats(m).pools_created, created);

@@ -53,6 +53,21 @@ void Block(void *arg) {
   b->done = true;
 }
 
+// A second library's pool of `width` threads on m's executor, whose set
+// must have `set_threads` threads; nullptr (a failure) if it cannot be made.
+pthreadpool_t OtherLibrarysPool(rcupool_t *m, int set_threads, size_t width,
+                                struct pthreadpool_executor **e, void **ctx) {
+  if (rcupool_executor(m, e, ctx) != 0) {
+    ADD_FAILURE() << "rcupool_executor failed";
+    return nullptr;
+  }
+  EXPECT_EQ((*e)->num_threads(*ctx), set_threads);
+  pthreadpool_t tp = pthreadpool_create_v2(*e, *ctx, width);
+  EXPECT_NE(tp, nullptr);
+  if (tp != nullptr) EXPECT_EQ(pthreadpool_get_threads_count(tp), width);
+  return tp;
+}
+
 // Runs f on a thread of its own; true if it returned within `limit` (a
 // caller that waited for a busy thread of the set would not).
 template <class F>
@@ -76,11 +91,8 @@ TEST(PoolView, ParallelCallsWhileSetIsBusyRunEveryItemOnTheirCallers) {
   Manager m(2, 0, 0);  // a view of 2: a set of 1 thread
   struct pthreadpool_executor *e = nullptr;
   void *ctx = nullptr;
-  ASSERT_EQ(rcupool_executor(m, &e, &ctx), 0);
-  ASSERT_EQ(e->num_threads(ctx), 1);
-  pthreadpool_t other = pthreadpool_create_v2(e, ctx, 2);
+  pthreadpool_t other = OtherLibrarysPool(m, 1, 2, &e, &ctx);
   ASSERT_NE(other, nullptr);
-  ASSERT_EQ(pthreadpool_get_threads_count(other), 2u);
 
   Blocker b;
   e->schedule(ctx, &b, Block);
@@ -142,11 +154,8 @@ TEST(PoolView, WidthsOneTwoFourEightAndAnotherLibrarysPoolShareWidestSet) {
   }
   struct pthreadpool_executor *e = nullptr;
   void *ctx = nullptr;
-  ASSERT_EQ(rcupool_executor(m, &e, &ctx), 0);
-  EXPECT_EQ(e->num_threads(ctx), 7);
-  pthreadpool_t other = pthreadpool_create_v2(e, ctx, 8);
+  pthreadpool_t other = OtherLibrarysPool(m, 7, 8, &e, &ctx);
   ASSERT_NE(other, nullptr);
-  EXPECT_EQ(pthreadpool_get_threads_count(other), 8u);
   EXPECT_TRUE(ParallelSumIsRight(other, 257));
   EXPECT_EQ(rcupool_test::SettledOsThreadCount(), base + 7);
   EXPECT_EQ(rcupool_test::WorkerTids().size(), 7u);

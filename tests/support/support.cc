@@ -2,6 +2,7 @@
 #include "tests/support/support.h"
 #include "tests/support/annotate.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -105,6 +106,13 @@ std::vector<std::string> LogRecorder::All() const {
   std::vector<std::string> out;
   for (const auto &l : lines_) out.push_back(l.second);
   return out;
+}
+
+void SleepTwoCoarseTicks() {
+  struct timespec tick = {0, 4000000};  // 250 Hz if the clock cannot say
+  clock_getres(CLOCK_MONOTONIC_COARSE, &tick);
+  std::this_thread::sleep_for(
+      std::chrono::nanoseconds(2 * (tick.tv_sec * 1000000000LL + tick.tv_nsec)));
 }
 
 size_t ThreadBaselineAtOneThread(rcupool_t *m) {

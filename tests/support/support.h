@@ -57,6 +57,12 @@ class LogRecorder {
 // (its threads - 1 workers). Leaves m at 1 thread.
 size_t ThreadBaselineAtOneThread(rcupool_t *m);
 
+// Sleeps two ticks of CLOCK_MONOTONIC_COARSE, the clock pools' last uses
+// are stamped on (lib/clock.h): uses on either side of it are ordered by
+// their stamps, never tied (a pool start that owns no thread, a view on a
+// pthreadpool with the executor API, makes two uses in one tick likely).
+void SleepTwoCoarseTicks();
+
 // Stats of m, asserting the call succeeds.
 rcupool_stats_t Stats(rcupool_t *m);
 
