@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "rcupool/rcupool.h"
+#include "tests/support/annotate.h"
 #include "tests/support/support.h"
 #include "tests/support/threads.h"
 
@@ -83,7 +84,7 @@ TEST(RcupoolExecutor, OtherLibrarysPoolRunsOnManagerThreadsAndStartsNone) {
   ASSERT_NE(tp, nullptr);
   EXPECT_EQ(pthreadpool_get_threads_count(tp), 3u);
   Seen seen;
-  pthreadpool_parallelize_1d(tp, RecordTid, &seen, 64, 0);
+  rcupool_test::AnnotatedParallelize1d(tp, RecordTid, &seen, 64);
   EXPECT_TRUE(ParallelSumIsRight(tp, 257));
   // The library's pool started no thread of its own.
   EXPECT_EQ(rcupool_test::SettledOsThreadCount(), with_set);

@@ -18,6 +18,7 @@
 
 #include "rcupool/rcupool.h"
 #include "tests/placement_support.h"
+#include "tests/support/annotate.h"
 #include "tests/support/support.h"
 #include "tests/support/threads.h"
 
@@ -112,7 +113,7 @@ TEST(PoolView, ParallelCallsWhileSetIsBusyRunEveryItemOnTheirCallers) {
           }
         });
         for (int i = 0; i < 50; i++) {
-          pthreadpool_parallelize_1d(other, RecordThread, &theirs, 64, 0);
+          rcupool_test::AnnotatedParallelize1d(other, RecordThread, &theirs, 64);
           if (!ParallelSumIsRight(other, 101)) sums_right = false;
         }
         a.join();
