@@ -34,27 +34,16 @@ uint64_t spin_steps = 1000;  // set by Calibrate()
 // Chooses spin_steps so that one task takes about 10 us on this machine.
 void Calibrate() { spin_steps = rcupool_bench::CalibrateSpinSteps(10e3, 1e6); }
 
-struct Work {
-  std::vector<uint64_t> out;
-  bool spin;
-};
-
-void Task(void *ctx, size_t i) {
-  auto *w = static_cast<Work *>(ctx);
-  w->out[i] = w->spin ? rcupool_bench::Spin(i, spin_steps) : i * 3 + 1;
-}
-
-bool OutputsRight(const Work &w) {
-  for (size_t i = 0; i < w.out.size(); i++)
-    if (w.out[i] != (w.spin ? rcupool_bench::Spin(i, spin_steps) : i * 3 + 1)) return false;
-  return true;
-}
+using Work = rcupool_bench::DispatchWork;
+using rcupool_bench::DispatchOutputsRight;
+constexpr auto Task = rcupool_bench::DispatchTask;
 
 enum class Tasks { kTiny, kTenMicroseconds };
 
 Work MakeWork(Tasks tasks) {
   bool spin = tasks == Tasks::kTenMicroseconds;
-  return Work{std::vector<uint64_t>(spin ? kSpinRange : kTinyRange, 0), spin};
+  return Work{std::vector<uint64_t>(spin ? kSpinRange : kTinyRange, 0), spin,
+              &spin_steps};
 }
 
 rcupool_t *Manager() {
@@ -72,7 +61,7 @@ rcupool_t *Manager() {
 void Finish(benchmark::State &state, const Work &w) {
   state.counters["tasks"] = static_cast<double>(w.out.size());
   state.counters["pool_threads"] = rcupool_bench::MaxThreads();
-  if (!OutputsRight(w)) state.SkipWithError("a task's output is wrong");
+  if (!DispatchOutputsRight(w)) state.SkipWithError("a task's output is wrong");
 }
 
 void BM_Dispatch_Pthreadpool(benchmark::State &state, Tasks tasks) {

@@ -10,7 +10,9 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace rcupool_bench {
 
@@ -33,6 +35,30 @@ inline uint64_t CalibrateSpinSteps(double target_ns, double measure_ns) {
       return static_cast<uint64_t>(steps * target_ns / ns);
     steps *= 2;
   }
+}
+
+// The work of a dispatch benchmark (dispatch_bench, views_bench): task i
+// stores Spin(i, steps) when spin (tasks of a chosen length), i * 3 + 1
+// otherwise (a store); OutputsRight() checks every task ran.
+struct DispatchWork {
+  std::vector<uint64_t> out;
+  bool spin;
+  const uint64_t *steps;  // the calibrated steps, read as each task runs
+};
+
+inline uint64_t DispatchExpected(const DispatchWork &w, size_t i) {
+  return w.spin ? Spin(i, *w.steps) : i * 3 + 1;
+}
+
+inline void DispatchTask(void *ctx, size_t i) {
+  auto *w = static_cast<DispatchWork *>(ctx);
+  w->out[i] = DispatchExpected(*w, i);
+}
+
+inline bool DispatchOutputsRight(const DispatchWork &w) {
+  for (size_t i = 0; i < w.out.size(); i++)
+    if (w.out[i] != DispatchExpected(w, i)) return false;
+  return true;
 }
 
 }  // namespace rcupool_bench

@@ -17,6 +17,10 @@ READ = STATIC + SHARED
 DISPATCH, XNN, RESET, SIZED, IDLE, WARM, PY = (((p, None),) for p in (
     "dispatch_bench", "xnn_bench", "reset_bench", "sized_bench",
     "idle_bench", "warm_bench", "python_bench"))
+# Pools as views (issue 40): built with --config=newest, where rcupool's
+# pools are pthreadpool_create_v2 views; the reference rows are pools that
+# own their threads on the same pthreadpool, in the same run.
+VIEWS = (("views_bench", "newest pthreadpool"),)
 # measure ({v}: the variant), programs, rcupool's row, reference's label,
 # reference's row, thread counts ("1", "2+": each count above 1, "all"),
 # target: ("<=", x) rcupool time / reference time at most x; (">=", x)
@@ -155,8 +159,36 @@ TARGETS = (
     ("back-to-back tiny dispatch, spin policy, {v} threads", IDLE,
      "BackToBack/rcupool_spin/*", "pthreadpool (spins)",
      "BackToBack/pthreadpool_spin/*", "1", None),
+    ("reset 1 -> {v}, pools as views, the set has the threads, p50", VIEWS,
+     "ResetNewWidth_View/*",
+     "limit", "ms:0.1", "1", ("<=", 1.0)),
+    ("reset 1 -> {v}, pools as views, the set has the threads", VIEWS,
+     "ResetNewWidth_View/*",
+     "a pool owning its threads (create + first dispatch)",
+     "ResetNewWidth_Owned/*", "1", None),
+    ("reset 1 -> {v}, pools as views, the set starts the threads", VIEWS,
+     "ResetNewWidth_ViewGrow/*",
+     "a pool owning its threads (create + first dispatch)",
+     "ResetNewWidth_Owned/*", "1", None),
+    ("dispatch on a view, {v}", VIEWS, "Dispatch_View/*",
+     "pthreadpool owning its threads", "Dispatch_Owned/*", "1",
+     ("<=", 1.10)),
+    ("rcupool_parallelize_1d on a view, {v}", VIEWS,
+     "Dispatch_RcupoolView/*", "pthreadpool owning its threads",
+     "Dispatch_Owned/*", "1", None),
+    ("CPU burned in the 50 ms after a tiny dispatch, views, yield policy",
+     VIEWS, "IdleCpu_View/yield", "yield policy on Debian 12 (idle_bench, "
+     "2 threads, an earlier run)", "idle_bench:IdleCpu/rcupool_yield/2", "1",
+     ("<=", 1.0)),
+    ("CPU burned in the 50 ms after a tiny dispatch, views, yield policy",
+     VIEWS, "IdleCpu_View/yield", "pthreadpool owning its threads (spins)",
+     "IdleCpu_Owned/spin", "1", None),
+    ("CPU burned in the 50 ms after a tiny dispatch, views, spin policy",
+     VIEWS, "IdleCpu_View/spin", "pthreadpool owning its threads (spins)",
+     "IdleCpu_Owned/spin", "1", None),
 )
-VARIANT_LABELS = {"*": "n", "tiny_tasks": "1024 tiny tasks",
+VARIANT_LABELS = {"*": "n", "tiny": "one store per thread",
+                  "tiny_tasks": "1024 tiny tasks",
                   "current_size": "current size",
                   "live_size": "live size, not current",
                   "10us_tasks": "32 tasks of ~10 us"}
@@ -248,6 +280,15 @@ COUNTER_TABLES = (
      "![OS threads over time during the churn](churn.png)", "churn_bench",
      CHURN, ("policy", "threads at start", "peak", "end", "extra at end",
              "pools peak", "pools end"), CHURN_CELLS),
+    ("OS threads with widths 1, 2, 4 and 8 alive (views_bench, newest "
+     "pthreadpool)", "Threads the four pools added to the process "
+     "(`/proc/self/task`): rcupool's pins of each width (views over one "
+     "set of threads; the manager's own threads, the reclaim thread, were "
+     "there before), against four `pthreadpool_create` pools that own "
+     "their threads.", "views_bench",
+     (("ThreadsWarm_View", "rcupool, pools as views"),
+      ("ThreadsWarm_Owned", "pools owning their threads")),
+     ("pools", "workers added"), (("workers", "median", "%d"),)),
     ("Guard churn: widths 1..8 from 4 threads, a fifth resetting "
      "(warm_bench)", "For about 2 s, 4 threads each run width guards (sized "
      "pin, scope, a tiny dispatch, unpin) of widths 1..8 in turn while a "
@@ -288,6 +329,14 @@ ROW_TABLES = (
      "width; over_pthreadpool as above.", "idle_bench",
      tuple((row.format("BackToBack"), label) for row, label in IDLE_ROWS),
      "BackToBack/pthreadpool_spin", "variants", None),
+    ("Dispatch on views and on pools owning their threads (views_bench, "
+     "newest pthreadpool)", "One calling thread, pools of "
+     "{pool_threads} threads, flags 0 (spin policy).", "views_bench",
+     (("Dispatch_Owned", "pthreadpool_parallelize_1d, pool owning its "
+       "threads"),
+      ("Dispatch_View", "pthreadpool_parallelize_1d on rcupool's view"),
+      ("Dispatch_RcupoolView", "rcupool_parallelize_1d (a view)")),
+     "Dispatch_Owned", "variants", None),
     ("Width guards at a warm width (warm_bench)", "Per guard per thread. "
      "The warm row's pool of 3 was started by a first guard before the timed "
      "loop; the note says how many pools the timed guards started.",

@@ -130,6 +130,7 @@
 
 #include "cpus.h"
 #include "die.h"
+#include "executor.h"
 #include "fork.h"
 #include "lock.h"
 #include "log_internal.h"
@@ -289,6 +290,7 @@ static void rcupl_fork_child_orphans(rcupool_t *m) {
 }
 
 static void rcupl_fork_child(void) {
+  rcupl_executor_fork_child(); /* EXECUTOR-1: before any pool of the child */
   rcupl_cpus_fork_child();
   rcupl_machine_fork_child();
   rcupl_log_fork_child();

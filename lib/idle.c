@@ -3,9 +3,13 @@
  * The idle policy: whether a pool's workers spin or sleep after a job.
  *
  * Invariants kept here:
- *   IDLE-1. m->idle_flags is PTHREADPOOL_FLAG_YIELD_WORKERS or 0, never
- *       anything else: the only writers are rcupl_manager_init() (manager.c)
- *       and rcupool_set_idle(), both with a value from rcupl_idle_flags().
+ *   IDLE-1. m->idle_flags is RCUPL_IDLE_YIELD_FLAGS or 0, never
+ *       anything else (with a pthreadpool that has the executor API the
+ *       yield flags add PTHREADPOOL_FLAG_DONT_SPIN_WORKERS: a view's
+ *       borrowed threads go back to their set at the end of each call,
+ *       where they sleep after a short spin, lib/exec_set.c, EXEC_SET-3):
+ *       the only writers are rcupl_manager_init() (manager.c) and
+ *       rcupool_set_idle(), both with a value from rcupl_idle_flags().
  *   IDLE-2. Every pthreadpool call rcupool makes for m ORs
  *       rcupl_idle_flags_of(m), loaded once as the call starts, into its own
  *       flags (parallel.c: rcupool_parallelize_1d(); worker.c: the census);
@@ -23,6 +27,13 @@
 #include "manager_internal.h"
 #include "rcupool/rcupool.h"
 
+#ifdef PTHREADPOOL_FLAG_DONT_SPIN_WORKERS
+#define RCUPL_IDLE_YIELD_FLAGS \
+  (PTHREADPOOL_FLAG_YIELD_WORKERS | PTHREADPOOL_FLAG_DONT_SPIN_WORKERS)
+#else
+#define RCUPL_IDLE_YIELD_FLAGS PTHREADPOOL_FLAG_YIELD_WORKERS
+#endif
+
 /* The library's default: yield (benchmarks/README.md, "Idle workers", has why). */
 #define RCUPL_IDLE_LIBRARY_DEFAULT RCUPOOL_IDLE_YIELD
 
@@ -33,7 +44,7 @@ bool rcupl_idle_flags(rcupool_idle_t idle, uint32_t *flags) {
       *flags = 0;
       return true;
     case RCUPOOL_IDLE_YIELD:
-      *flags = PTHREADPOOL_FLAG_YIELD_WORKERS;
+      *flags = RCUPL_IDLE_YIELD_FLAGS;
       return true;
     default:
       return false;

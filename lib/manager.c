@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "cpus.h"
+#include "executor.h"
 #include "fault.h"
 #include "idle.h"
 #include "limits_internal.h"
@@ -298,6 +299,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
   const unsigned long long created = m->pools_created;
   rcupl_mutex_unlock(&m->writer);
   rcupl_managers_remove(m);
+  rcupl_executor_forget(m); /* EXECUTOR-1: no pool of m is left */
   rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: destroyed (%llu %s created)",
             (void *)m, created, rcupl_plural(created, "pool", "pools"));
   rcupl_mutex_destroy(&m->writer);

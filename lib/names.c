@@ -12,7 +12,8 @@
  *   NAMES-2. A thread only ever names itself, and only a thread rcupool
  *       started: the worker census names the workers but never the thread
  *       that creates the pool (lib/worker.c, WORKER-2), the reclaim
- *       thread names itself first thing (lib/reclaim.c).
+ *       thread names itself first thing (lib/reclaim.c), and a thread
+ *       of an executor's set as it starts (lib/exec_set.c).
  *   NAMES-3. Naming cannot fail in a way that matters: an error of
  *       pthread_setname_np() leaves the inherited name and is ignored.
  */
@@ -34,6 +35,12 @@ void rcupl_thread_name_worker(size_t index, size_t threads) {
   int n = snprintf(name, sizeof name, "rcupool-w%zu/%zu", index, threads);
   if (n < 0 || (size_t)n >= sizeof name)
     snprintf(name, sizeof name, "rcupool-%zu/%zu", index, threads);
+  rcupl_thread_set_name(name);
+}
+
+void rcupl_thread_name_set_worker(size_t index) {
+  char name[RCUPL_NAME_MAX];
+  snprintf(name, sizeof name, "rcupool-w%zu/*", index);
   rcupl_thread_set_name(name);
 }
 

@@ -16,4 +16,9 @@ void rcupl_thread_set_name(const char *name);
  * fit. */
 void rcupl_thread_name_worker(size_t index, size_t threads);
 
+/* Names the calling thread as thread `index` (1-based) of an executor's
+ * set, which views of every width borrow: "rcupool-w<index>/" and a
+ * star. */
+void rcupl_thread_name_set_worker(size_t index);
+
 #endif /* RCUPOOL_LIB_NAMES_H */

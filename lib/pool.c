@@ -27,6 +27,14 @@
  *       that still reaches the orphan gets NULL, on which pthreadpool runs
  *       the work on its caller, never a pthreadpool_t whose workers stayed
  *       in the parent (a call on it would wait for them for ever).
+ *   POOL-7. With a pthreadpool that has the executor API, a pool of more
+ *       than one thread owns none: it is a pthreadpool_create_v2() view
+ *       over its manager's set of threads for its placement
+ *       (lib/executor.c, EXECUTOR-2), whose threads are named, marked and
+ *       bound when the set starts them (lib/exec_set.c), so no census
+ *       runs. Its width is fixed for its life, as an owned pool's.
+ *       pthreadpool_destroy() of a view returns once the set's threads it
+ *       borrowed have left it. Without that API pools own their threads.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +43,8 @@
 #include <unistd.h>
 
 #include "die.h"
+#include "exec_set.h"
+#include "executor.h"
 #include "fault.h"
 #include "limits_internal.h"
 #include "log_internal.h"
@@ -61,8 +71,20 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
   memset(p, 0, sizeof(*p));
 
   pthreadpool_t tp = NULL;
-  if (!rcupl_fault(RCUPL_FAULT_POOL_CREATE) &&
-      rcupl_limits_threads_can_start(threads - 1)) {
+  size_t view_bind_failures = 0;
+  if (RCUPL_HAVE_EXECUTOR && threads > 1) {
+    /* POOL-7: a view over m's set of threads for pl (EXECUTOR-2). */
+    int verr =
+        rcupl_fault(RCUPL_FAULT_POOL_CREATE)
+            ? -EAGAIN
+            : rcupl_executor_view(m, threads, pl, bind ? &cpus : NULL, &tp,
+                                  &view_bind_failures, &p->view_set);
+    if (verr != 0) {
+      free(p);
+      return verr;
+    }
+  } else if (!rcupl_fault(RCUPL_FAULT_POOL_CREATE) &&
+             rcupl_limits_threads_can_start(threads - 1)) {
     /* pthreadpool_create(n) starts n-1 workers; the caller is the n-th. */
     tp = pthreadpool_create(threads);
   }
@@ -79,8 +101,11 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
   rcupl_pool_stamp_use(p);
   p->managed = true;
   CDS_INIT_LIST_HEAD(&p->node);
-  rcupl_worker_census(p, bind ? &cpus : NULL, pl->strict,
-                      rcupl_placement_bind_worker);
+  if (RCUPL_HAVE_EXECUTOR)
+    p->bind_failures = view_bind_failures; /* the set's threads are bound */
+  else
+    rcupl_worker_census(p, bind ? &cpus : NULL, pl->strict,
+                        rcupl_placement_bind_worker);
   if (p->bind_failures != 0) {
     char text[64];
     rcupool_placement_format(pl, text, sizeof text);
@@ -141,6 +166,9 @@ void rcupl_pool_stop(struct rcupl_pool *p) {
     rcupl_pool_keep_orphan(p->orphan_tp); /* POOL-5 */
   else
     pthreadpool_destroy(p->tp);
+  /* POOL-7: the set may let the view's threads go once it is destroyed. */
+  if (p->view_set != NULL && !p->fork_orphan)
+    rcupl_executor_view_gone(p->view_set, p->threads);
 }
 
 void rcupl_pool_free(struct rcupl_pool *p) {

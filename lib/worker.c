@@ -58,8 +58,13 @@
 static __thread unsigned task_depth;
 static __thread const struct rcupl_pool *worker_of;
 static __thread bool on_reclaim_thread;
+static __thread bool on_set_thread;
 
-bool rcupl_in_task(void) { return task_depth != 0 || worker_of != NULL; }
+bool rcupl_in_task(void) {
+  return task_depth != 0 || worker_of != NULL || on_set_thread;
+}
+
+void rcupl_worker_mark_set_thread(void) { on_set_thread = true; }
 
 void rcupl_worker_mark_reclaim_thread(void) { on_reclaim_thread = true; }
 

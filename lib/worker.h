@@ -36,6 +36,10 @@ void rcupl_worker_census(struct rcupl_pool *p, const struct rcupl_cpuset *cpus,
 /* The reclaim thread marks itself once, as it starts (lib/reclaim.c); true
  * on that thread only (WORKER-3). */
 void rcupl_worker_mark_reclaim_thread(void);
+
+/* A thread of an executor's set (lib/exec_set.c) marks itself as it
+ * starts: it is a worker of every view that borrows it (WORKER-1). */
+void rcupl_worker_mark_set_thread(void);
 bool rcupl_worker_on_reclaim_thread(void);
 
 #endif /* RCUPOOL_LIB_WORKER_H */

@@ -5,6 +5,8 @@
 #   benchmarks/RESULTS.md       the targets, their ratios and every row
 #   benchmarks/churn.png        OS threads over time during the churn
 #   benchmarks/README.md        its summary table (between its markers)
+# views_bench is built against the newest Debian pthreadpool (--config=newest,
+# tools/setup.sh --deps newest).
 #
 #   tools/bench.sh
 #
@@ -94,6 +96,14 @@ run churn_bench 3 --timeline_out="$timeline"
 tools/wheel.sh --library "$lib/librcupool.so.0" \
   --xnnpack-library "$lib/librcupool_xnnpack.so.0" --stage "$site"
 run python_bench "$reps" --benchmark_min_time=0.2 --python_path="$site"
+
+# Pools as views (issue 40): views_bench built against the newest Debian
+# pthreadpool (tools/setup.sh --deps newest builds it, a few seconds once),
+# where rcupool's pools are views; last, as the build replaces the outputs
+# of the plain one.
+tools/setup.sh --deps newest
+"${bazel[@]}" build -c opt --config=newest //benchmarks:views_bench
+run views_bench "$reps" --benchmark_min_time=0.2
 
 # The raw JSON names the binary by its path in Bazel's output base: keep
 # only its name, so the committed files hold no path of this machine.

@@ -38,8 +38,9 @@
 #include <pthreadpool.h>
 
 /* One header a concept; this one includes them all. */
-#include <rcupool/common.h>    /* RCUPOOL_API, RCUPOOL_PRINTF */
-#include <rcupool/log.h>       /* the log hook, pull mode, rcupool_log() */
+#include <rcupool/common.h>   /* RCUPOOL_API, RCUPOOL_PRINTF */
+#include <rcupool/executor.h> /* rcupool_executor(): the threads as an executor */
+#include <rcupool/log.h>      /* the log hook, pull mode, rcupool_log() */
 #include <rcupool/manager.h>   /* rcupool_t: create, default, reset, barrier */
 #include <rcupool/pin.h>       /* rcupool_pin_t: pin, pin_sized, unpin */
 #include <rcupool/placement.h> /* core classes, placements, describe */

@@ -34,7 +34,8 @@ touch "$bin/lib/shared/librcupool.so.0" "$bin/lib/shared/librcupool_xnnpack.so.0
 # churn_bench its --timeline_out). FAIL_AT names one that exits 1;
 # HANG_AT one that writes its process id to $base/started and sleeps.
 for name in read_bench read_bench_shared dispatch_bench xnn_bench \
-    reset_bench sized_bench idle_bench warm_bench churn_bench python_bench; do
+    reset_bench sized_bench idle_bench warm_bench churn_bench python_bench \
+    views_bench; do
   cat > "$bin/benchmarks/$name" <<PROG
 #!/bin/bash
 [ "\${FAIL_AT:-}" = $name ] && exit 1
@@ -55,6 +56,7 @@ cat > "$stubs/bazel" <<STUB
 exit 0
 STUB
 printf '#!/bin/sh\nexit 0\n' > "$tree/tools/wheel.sh"
+printf '#!/bin/sh\nexit 0\n' > "$tree/tools/setup.sh"
 # python3 - FILES (the JSON clean-up): reads its program, does nothing.
 # python3 benchmarks/report.py ... --out FILE: writes FILE.
 # python3 benchmarks/report.py ... --readme FILE: writes FILE.
@@ -77,7 +79,7 @@ cat > "$stubs/gnuplot" <<'STUB'
 f=$(printf '%s\n' "$2" | sed -n "s/.*outfile='\([^']*\)'.*/\1/p")
 echo "new picture" > "$f"
 STUB
-chmod 755 "$stubs"/* "$tree/tools/wheel.sh"
+chmod 755 "$stubs"/* "$tree/tools/wheel.sh" "$tree/tools/setup.sh"
 
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 failures=0
@@ -141,7 +143,8 @@ rc=$?
 b="$tree/benchmarks"
 [ -e "$b/results/stale.json" ] && fail "good run: kept a result it did not write"
 for name in read_bench read_bench_shared dispatch_bench xnn_bench \
-    reset_bench sized_bench idle_bench warm_bench churn_bench python_bench; do
+    reset_bench sized_bench idle_bench warm_bench churn_bench python_bench \
+    views_bench; do
   grep -q '"benchmarks"' "$b/results/$name.json" 2>/dev/null ||
     fail "good run: no new results/$name.json"
 done
@@ -150,7 +153,7 @@ done
 [ "$(cat "$b/churn.png")" = "new picture" ] || fail "good run: churn.png not replaced"
 [ "$(cat "$b/README.md")" = "# new summary" ] || fail "good run: README.md's summary not rewritten"
 [ "$(cd "$b" && find . -print | LC_ALL=C sort | tr '\n' ' ')" = \
-  ". ./README.md ./RESULTS.md ./churn.png ./results ./results/churn_bench.json ./results/churn_timeline.dat ./results/dispatch_bench.json ./results/idle_bench.json ./results/python_bench.json ./results/read_bench.json ./results/read_bench_shared.json ./results/reset_bench.json ./results/sized_bench.json ./results/warm_bench.json ./results/xnn_bench.json " ] ||
+  ". ./README.md ./RESULTS.md ./churn.png ./results ./results/churn_bench.json ./results/churn_timeline.dat ./results/dispatch_bench.json ./results/idle_bench.json ./results/python_bench.json ./results/read_bench.json ./results/read_bench_shared.json ./results/reset_bench.json ./results/sized_bench.json ./results/views_bench.json ./results/warm_bench.json ./results/xnn_bench.json " ] ||
   fail "good run: benchmarks/ holds: $(cd "$b" && find . -print | LC_ALL=C sort | tr '\n' ' ')"
 clean_tmp "good run"
 

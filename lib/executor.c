@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The manager's executors (include/rcupool/executor.h): one set of threads
+ * (lib/exec_set.c) per manager and placement, on which every pool rcupool
+ * makes of more than one thread is a pthreadpool_create_v2() view, and
+ * which rcupool_executor() hands to other libraries (placement none).
+ * Built only against a pthreadpool with the executor API; with any other
+ * pools own their threads (lib/pool.c) and rcupool_executor() answers
+ * -ENOTSUP.
+ *
+ * Invariants kept here:
+ *   EXECUTOR-1. One set per manager, placement and CPU set, found through
+ *       `sets` under sets_lock; a set lives until its manager is destroyed
+ *       (rcupl_executor_forget(), once no pool of the manager is left).
+ *       A fork child has none of the sets' threads: fork.c's child handler
+ *       (FORK-4) empties every set before any pool of the child is made,
+ *       and the child's sets grow again on demand; the child's inherited
+ *       views are orphans whose pthreadpools are kept, never destroyed
+ *       (POOL-5), as pools that owned their threads.
+ *   EXECUTOR-2. A view's width is fixed when it is made: it is counted on
+ *       the set and the set grown to width - 1 threads first, so pthreadpool_create_v2(), which takes
+ *       min(width, num_threads() + 1), gets the width asked, and the view
+ *       is counted on the set until pool.c's stop has destroyed it: the
+ *       set keeps its widest live view's threads (lib/exec_set.c,
+ *       EXEC_SET-4), so a view never outgrows it. Threads of a set that
+ *       no call is using sleep (EXEC_SET-3).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpuset.h"
+#include "exec_set.h"
+#include "executor.h"
+#include "lock.h"
+#include "placement.h"
+#include "rcupool/rcupool.h"
+
+#if RCUPL_HAVE_EXECUTOR
+
+static pthread_mutex_t sets_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rcupl_exec_set *sets; /* EXECUTOR-1 */
+
+/* m's set for pl and cpus (NULL: not bound), made if missing; NULL when
+ * it cannot be allocated. */
+static struct rcupl_exec_set *rcupl_executor_set(
+    rcupool_t *m, const rcupool_placement_t *pl,
+    const struct rcupl_cpuset *cpus) {
+  rcupl_mutex_lock(&sets_lock);
+  struct rcupl_exec_set *e = sets;
+  for (; e != NULL; e = e->next) {
+    if (e->m != m || !rcupl_placement_equal(&e->placement, pl) ||
+        e->bind != (cpus != NULL))
+      continue;
+    if (cpus == NULL || memcmp(&e->cpus, cpus, sizeof(*cpus)) == 0) break;
+  }
+  if (e == NULL && (e = calloc(1, sizeof(*e))) != NULL) {
+    rcupl_exec_set_init(e, m, pl, cpus);
+    e->next = sets;
+    sets = e;
+  }
+  rcupl_mutex_unlock(&sets_lock);
+  return e;
+}
+
+int rcupl_executor_view(rcupool_t *m, size_t threads,
+                        const rcupool_placement_t *pl,
+                        const struct rcupl_cpuset *cpus, pthreadpool_t *tp,
+                        size_t *bind_failures, void **set) {
+  struct rcupl_exec_set *e = rcupl_executor_set(m, pl, cpus);
+  if (e == NULL) return -ENOMEM;
+  int err = rcupl_exec_set_view_made(e, threads); /* EXECUTOR-2 */
+  if (err != 0) return err;
+  *tp = pthreadpool_create_v2(&e->api, e, threads);
+  if (*tp == NULL) {
+    rcupl_exec_set_view_gone(e, threads);
+    return -ENOMEM;
+  }
+  *set = e;
+  *bind_failures =
+      cpus != NULL ? rcupl_exec_set_bind_failures(e, threads - 1) : 0;
+  return 0;
+}
+
+int rcupl_executor_none(rcupool_t *m, size_t keep,
+                        struct pthreadpool_executor **executor,
+                        void **context) {
+  rcupool_placement_t none;
+  memset(&none, 0, sizeof none);
+  none.policy = RCUPOOL_PLACE_NONE;
+  rcupl_placement_normalise(&none);
+  struct rcupl_exec_set *e = rcupl_executor_set(m, &none, NULL);
+  if (e == NULL) return -ENOMEM;
+  rcupl_exec_set_keep(e, keep); /* EXEC_SET-4 */
+  int err = rcupl_exec_set_grow(e, keep);
+  if (err != 0) return err;
+  *executor = &e->api;
+  *context = e;
+  return 0;
+}
+
+void rcupl_executor_view_gone(void *set, size_t threads) {
+  rcupl_exec_set_view_gone(set, threads);
+}
+
+void rcupl_executor_fork_child(void) {
+  rcupl_mutex_init(&sets_lock);
+  for (struct rcupl_exec_set *e = sets; e != NULL; e = e->next)
+    rcupl_exec_set_fork_child(e);
+}
+
+void rcupl_executor_forget(rcupool_t *m) {
+  for (;;) {
+    rcupl_mutex_lock(&sets_lock);
+    struct rcupl_exec_set **link = &sets;
+    while (*link != NULL && (*link)->m != m) link = &(*link)->next;
+    struct rcupl_exec_set *e = *link;
+    if (e != NULL) *link = e->next;
+    rcupl_mutex_unlock(&sets_lock);
+    if (e == NULL) return;
+    rcupl_exec_set_stop(e);
+    free(e);
+  }
+}
+
+#else /* a pthreadpool without the executor API: nothing to hand out */
+
+int rcupl_executor_view(rcupool_t *m, size_t threads,
+                        const rcupool_placement_t *pl,
+                        const struct rcupl_cpuset *cpus, pthreadpool_t *tp,
+                        size_t *bind_failures, void **set) {
+  (void)m, (void)threads, (void)pl, (void)cpus, (void)tp, (void)bind_failures;
+  (void)set;
+  return -ENOTSUP;
+}
+
+void rcupl_executor_view_gone(void *set, size_t threads) {
+  (void)set, (void)threads;
+}
+
+int rcupl_executor_none(rcupool_t *m, size_t keep,
+                        struct pthreadpool_executor **executor,
+                        void **context) {
+  (void)m, (void)keep, (void)executor, (void)context;
+  return -ENOTSUP;
+}
+void rcupl_executor_fork_child(void) {}
+
+void rcupl_executor_forget(rcupool_t *m) { (void)m; }
+
+#endif

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// rcupool's pools as pthreadpool_create_v2 views over the manager's set of
+// threads (lib/pool.c, POOL-7; lib/executor.c; lib/exec_set.c), on a
+// pthreadpool with the executor API: the threads alive are the widest
+// width in use, shared with a second library's pool, and a parallel call
+// never waits for a thread of the set that is busy elsewhere. On Debian
+// 12's pthreadpool (pools own their threads) every case skips, saying so.
+#include <errno.h>
+#include <pthread.h>
+#include <pthreadpool.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "rcupool/rcupool.h"
+#include "tests/placement_support.h"
+#include "tests/support/annotate.h"
+#include "tests/support/support.h"
+#include "tests/support/threads.h"
+
+#ifdef PTHREADPOOL_FLAG_DONT_SPIN_WORKERS
+#define HAS_EXECUTOR_API 1
+#else
+#define HAS_EXECUTOR_API 0
+#endif
+
+#define SKIP_WITHOUT_EXECUTOR_API()                                      \
+  if (!HAS_EXECUTOR_API)                                                 \
+  GTEST_SKIP() << "this pthreadpool has no executor API (Debian 12's): " \
+                  "build against the newest set (tests/newest/run.sh)"
+
+namespace {
+
+using rcupool_test::Manager;
+using rcupool_test::ParallelSumIsRight;
+using rcupool_test::RecordThread;
+using rcupool_test::ThreadIds;
+
+#if HAS_EXECUTOR_API
+// Holds the thread of the set that runs it until `release` is set.
+struct Blocker {
+  std::atomic<bool> running{false};
+  std::atomic<bool> release{false};
+  std::atomic<bool> done{false};
+};
+void Block(void *arg) {
+  auto *b = static_cast<Blocker *>(arg);
+  b->running = true;
+  while (!b->release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  b->done = true;
+}
+
+// A second library's pool of `width` threads on m's executor, whose set
+// must have `set_threads` threads; nullptr (a failure) if it cannot be made.
+pthreadpool_t OtherLibrarysPool(rcupool_t *m, int set_threads, size_t width,
+                                struct pthreadpool_executor **e, void **ctx) {
+  if (rcupool_executor(m, e, ctx) != 0) {
+    ADD_FAILURE() << "rcupool_executor failed";
+    return nullptr;
+  }
+  EXPECT_EQ((*e)->num_threads(*ctx), set_threads);
+  pthreadpool_t tp = pthreadpool_create_v2(*e, *ctx, width);
+  EXPECT_NE(tp, nullptr);
+  if (tp != nullptr) EXPECT_EQ(pthreadpool_get_threads_count(tp), width);
+  return tp;
+}
+
+// Runs f on a thread of its own; true if it returned within `limit` (a
+// caller that waited for a busy thread of the set would not).
+template <class F>
+bool ReturnsWithin(std::chrono::seconds limit, F f, std::thread *out) {
+  auto ready = std::make_shared<std::promise<void>>();
+  std::future<void> fut = ready->get_future();
+  *out = std::thread([f, ready] {
+    f();
+    ready->set_value();
+  });
+  return fut.wait_for(limit) == std::future_status::ready;
+}
+#endif
+
+// Two parallel calls on two views of width 2 (rcupool's pool and a second
+// library's) while the set's only thread is held elsewhere: each caller
+// works through all its items itself and returns.
+TEST(PoolView, ParallelCallsWhileSetIsBusyRunEveryItemOnTheirCallers) {
+  SKIP_WITHOUT_EXECUTOR_API();
+#if HAS_EXECUTOR_API
+  Manager m(2, 0, 0);  // a view of 2: a set of 1 thread
+  struct pthreadpool_executor *e = nullptr;
+  void *ctx = nullptr;
+  pthreadpool_t other = OtherLibrarysPool(m, 1, 2, &e, &ctx);
+  ASSERT_NE(other, nullptr);
+
+  Blocker b;
+  e->schedule(ctx, &b, Block);
+  while (!b.running) std::this_thread::yield();
+
+  ThreadIds mine, theirs;
+  std::atomic<bool> sums_right{true};
+  std::thread t;
+  bool returned = ReturnsWithin(
+      std::chrono::seconds(60),
+      [&] {
+        std::thread a([&] {
+          for (int i = 0; i < 50; i++) {
+            if (rcupool_parallelize_1d(m, RecordThread, &mine, 64, 0) != 0 ||
+                !rcupool_test::ManagerSumIsRight(m, 101))
+              sums_right = false;
+          }
+        });
+        for (int i = 0; i < 50; i++) {
+          rcupool_test::AnnotatedParallelize1d(other, RecordThread, &theirs, 64);
+          if (!ParallelSumIsRight(other, 101)) sums_right = false;
+        }
+        a.join();
+      },
+      &t);
+  EXPECT_TRUE(returned) << "a parallel call waited for the set's busy thread";
+  EXPECT_FALSE(b.done.load());  // the set's thread was held all along
+  b.release = true;             // lets a hung call finish, too
+  t.join();
+  EXPECT_TRUE(sums_right.load());
+  // Every item ran on its own caller: the set had no thread to give.
+  EXPECT_EQ(mine.ids.size(), 1u);
+  EXPECT_EQ(theirs.ids.size(), 1u);
+  // The tasks queued for the views run once the thread is free, so the
+  // second library's pool can be destroyed (it waits for them).
+  pthreadpool_destroy(other);
+  EXPECT_TRUE(b.done.load());
+#endif
+}
+
+// Widths 1, 2, 4 and 8 alive at once (pinned), and a second library's pool
+// of 8 on rcupool_executor(): the OS threads beyond the baseline (rcupool's
+// own threads and the test's) are the widest width's 7, all of the set.
+TEST(PoolView, WidthsOneTwoFourEightAndAnotherLibrarysPoolShareWidestSet) {
+  SKIP_WITHOUT_EXECUTOR_API();
+#if HAS_EXECUTOR_API
+  Manager m(1, 0, 0);
+  // The baseline may hold threads of m's set already (its pools of more
+  // than one thread before the reset to 1): rcupool's own threads and the
+  // test's are the rest.
+  size_t base = rcupool_test::ThreadBaselineAtOneThread(m) -
+                rcupool_test::WorkerTids().size();
+  rcupool_pin_t pins[4] = {};
+  const size_t widths[4] = {1, 2, 4, 8};
+  for (int i = 0; i < 4; i++) {
+    ASSERT_EQ(rcupool_pin_sized(m, widths[i], &pins[i]), 0);
+    EXPECT_EQ(pins[i].threads_, widths[i]);
+    EXPECT_TRUE(ParallelSumIsRight(pins[i].threadpool_, 257));
+  }
+  struct pthreadpool_executor *e = nullptr;
+  void *ctx = nullptr;
+  pthreadpool_t other = OtherLibrarysPool(m, 7, 8, &e, &ctx);
+  ASSERT_NE(other, nullptr);
+  EXPECT_TRUE(ParallelSumIsRight(other, 257));
+  EXPECT_EQ(rcupool_test::SettledOsThreadCount(), base + 7);
+  EXPECT_EQ(rcupool_test::WorkerTids().size(), 7u);
+  // A reset to 4 and back to 8 starts no thread: the set has them.
+  ASSERT_EQ(rcupool_reset(m, 4), 0);
+  ASSERT_EQ(rcupool_reset(m, 8), 0);
+  EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 257));
+  EXPECT_EQ(rcupool_test::SettledOsThreadCount(), base + 7);
+  pthreadpool_destroy(other);
+  for (auto &p : pins) rcupool_unpin(&p);
+#endif
+}
+
+}  // namespace
