@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
+#include "barrier.h"
 #include "lock.h"
 #include "log_internal.h"
 #include "manager_internal.h"
@@ -25,7 +26,6 @@
 #include "rcupool/rcupool.h"
 #include "read_internal.h"
 #include "reclaim.h"
-#include "reclaim_queue.h"
 #include "warm.h"
 #include "worker.h"
 

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "barrier.h"
 #include "cpus.h"
 #include "env.h"
 #include "fault.h"

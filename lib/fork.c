@@ -141,6 +141,7 @@
 #include "rcupool/rcupool.h"
 #include "read_internal.h"
 #include "reclaim.h"
+#include "reclaim_fork.h"
 #include "urcu_flavor.h"
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log_deliver.h"
 #include "rcupool/rcupool.h"
 
 /* Hands the queued log records to the hook, on the calling thread, when it
@@ -20,7 +21,6 @@
  * the next such call. Called at the end of every public call that can log.
  * One relaxed load when nothing is queued. */
 extern size_t rcupl_log_pending;
-void rcupl_log_deliver_slow(void);
 static inline void rcupl_log_deliver(void) {
   if (__builtin_expect(
           __atomic_load_n(&rcupl_log_pending, __ATOMIC_RELAXED) != 0, 0))

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "barrier.h"
 #include "cpus.h"
 #include "fault.h"
 #include "idle.h"

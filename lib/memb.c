@@ -38,9 +38,16 @@
 #include <pthread.h>
 
 #include "fault.h"
-#include "urcu_flavor.h"
+#include "memb.h"
 
 #if defined(RCUPOOL_URCU_MEMB)
+/* liburcu-memb's reader TLS, inlined as lib/urcu_flavor.h inlines it
+ * (_LGPL_SOURCE: see that header). */
+#ifndef _LGPL_SOURCE
+#define _LGPL_SOURCE
+#endif
+#include <urcu/urcu-memb.h>
+
 #include "lock.h"
 #include "rcupool/rcupool.h"
 #include "worker.h"

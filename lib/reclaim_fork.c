@@ -47,6 +47,7 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
+#include "reclaim_fork.h"
 #include "reclaim_queue.h"
 #include "tsan.h"
 

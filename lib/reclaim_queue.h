@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to the reclaim thread's files: the queue's state, defined in
- * lib/reclaim.c and shared with lib/reclaim_fork.c (the fork handlers'
- * part, RECLAIM_FORK-1 and -2, which takes the queue over in a child), and the
- * wait lib/barrier.c drains with. No other file includes it.
+ * Private, header only (no .c of its own): the reclaim thread's queue
+ * state, defined in lib/reclaim.c and shared with lib/reclaim_fork.c (the
+ * fork handlers' part, RECLAIM_FORK-1 and -2, which takes the queue over
+ * in a child). No other file includes it.
  */
 #ifndef RCUPOOL_LIB_RECLAIM_QUEUE_H
 #define RCUPOOL_LIB_RECLAIM_QUEUE_H
@@ -84,9 +84,5 @@ static inline void rcupl_reclaim_commit(void) {
   unsigned cur = __atomic_load_n(&rq.pos, __ATOMIC_RELAXED);
   __atomic_store_n(&rq.slot[cur].committed, true, __ATOMIC_RELEASE);
 }
-
-/* rcupl_reclaim_drain()'s wait (barrier.c): until every item queued before
- * the call has run (RECLAIM-6); reclaim.c says more. */
-int rcupl_reclaim_wait_queued(void);
 
 #endif /* RCUPOOL_LIB_RECLAIM_QUEUE_H */
