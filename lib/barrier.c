@@ -26,6 +26,7 @@
 #include "rcupool/rcupool.h"
 #include "read_internal.h"
 #include "reclaim.h"
+#include "registry.h"
 #include "warm.h"
 #include "worker.h"
 

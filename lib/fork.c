@@ -142,6 +142,7 @@
 #include "read_internal.h"
 #include "reclaim.h"
 #include "reclaim_fork.h"
+#include "registry.h"
 #include "urcu_flavor.h"
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;

@@ -60,12 +60,13 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
+#include "registry.h"
 #include "warm.h"
 
 uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
                                       bool is_new, size_t threads) {
   if (is_new) {
-    rcupl_pools_add_locked(m, p);
+    rcupl_pools_add_locked(&m->pools, p);
     m->pools_created++;
   }
   if (m->current != NULL) m->resets++;

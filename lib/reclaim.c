@@ -104,6 +104,7 @@
 #include "read_internal.h"
 #include "reclaim.h"
 #include "reclaim_queue.h"
+#include "registry.h"
 #include "tsan.h"
 #include "urcu_flavor.h"
 #include "worker.h"

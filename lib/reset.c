@@ -52,6 +52,7 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
+#include "registry.h"
 #include "reset.h"
 #include "warm.h"
 

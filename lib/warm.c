@@ -82,6 +82,7 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
+#include "registry.h"
 #include "warm.h"
 
 /* Passes are at least this far apart, so a short warm_ms with a pool held
