@@ -46,8 +46,10 @@ that close a circle in a depth-first walk (files and arrows in name
 order); there are none when there is no circle.
 
   --list    print every arrow, "F -> G  (names)", before the summary
-  --layers  print the files bottom up: layer 0 uses no other file, a file
-            of layer i only files of layers below i
+  --layers  print only the files bottom up (docs/layout.md's table of
+            lib/'s layers): layer 0 uses no other file, a file of layer i
+            only files of layers below i (a header of prototypes only
+            stands for its .c file and is left out)
   --units   print the circles of the units' graph (a .c file merged with
             its headers); reported, not yet a failure
   -h, --help  this text
@@ -356,6 +358,22 @@ def back_arrows(nodes, arrows):
     return back
 
 
+def layer_lines(layers, width=76):
+    """The layers as docs/layout.md's table: "layer N  files", wrapped at
+    `width` columns under the first file."""
+    lines = []
+    for i, layer in enumerate(layers):
+        head = f"layer {i:<2}  "
+        line = head
+        for f in layer:
+            if len(line) + len(f) > width and line.strip() != head.strip():
+                lines.append(line.rstrip())
+                line = " " * len(head)
+            line += f + " "
+        lines.append(line.rstrip())
+    return lines
+
+
 def members(text):
     """{struct tag: its member names} of the structs a file defines."""
     body, _ = split_preprocessor(strip_comments_and_strings(text))
@@ -519,8 +537,13 @@ def main(argv):
             for g in sorted(arrows[f]):
                 print(f"{f} -> {g}  ({', '.join(arrows[f][g])})")
     if layers:
-        for i, layer in enumerate(layering(nodes, arrows)):
-            print(f"layer {i}: {' '.join(layer)}")
+        # A header of prototypes only stands for its .c file: left out.
+        defines = {g for gs in definer.values() for g in gs}
+        shown = [f for f in nodes if f.endswith(".c") or f in defines]
+        for line in layer_lines([[f for f in layer if f in shown]
+                                 for layer in layering(nodes, arrows)]):
+            print(line)
+        return 0 if not (sccs or back or misplaced or faults) else 1
     for comp in sccs:
         print(f"circle: {' '.join(comp)}")
         for f in comp:
