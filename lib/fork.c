@@ -8,9 +8,10 @@
  *           (pthread_once), from a constructor and again before the first
  *           default manager is created (whichever comes first).
  *   FORK-2. prepare waits only for library state no user code can hold
- *           (design invariant 8): no log hook runs on a library thread or
- *           under a library lock (lib/log.c, LOG-1), so nothing prepare
- *           waits for can be waiting for a hook. Its order, which is the
+ *           (LOG-1, no user code inside the library's machinery): no log
+ *           hook runs on a library thread or under a library lock
+ *           (lib/log.c), so nothing prepare waits for can be waiting for a
+ *           hook. Its order, which is the
  *           order every other path takes these in:
  *             1. mark a fork pending and wait out a running callback batch
  *                (it joins idle workers: liburcu-bp's registry lock must
