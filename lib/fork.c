@@ -129,6 +129,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "context.h"
 #include "cpus.h"
 #include "die.h"
 #include "fork.h"
@@ -140,7 +141,6 @@
 #include "parallel.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
-#include "read_internal.h"
 #include "reclaim.h"
 #include "reclaim_fork.h"
 #include "registry.h"
@@ -170,7 +170,7 @@ static bool rcupl_every_signal_blocked(void) {
 }
 
 static void rcupl_fork_prepare(void) {
-  if (rcupl_read_ongoing_quiet())
+  if (rcupl_in_read_section_quiet())
     rcupl_die("fork() inside a read-side section of the forking thread; leave "
               "the section first (docs/flavours.md, fork)");
   /* bp: another handler of this fork (another copy of rcupool, or the

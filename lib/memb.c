@@ -37,6 +37,7 @@
  */
 #include <pthread.h>
 
+#include "context.h"
 #include "fault.h"
 #include "memb.h"
 
@@ -50,7 +51,6 @@
 
 #include "lock.h"
 #include "rcupool/rcupool.h"
-#include "worker.h"
 
 __thread unsigned rcupl_memb_owned_depth;
 

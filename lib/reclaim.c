@@ -93,6 +93,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "context.h"
 #include "fault.h"
 #include "lock.h"
 #include "log_internal.h"
@@ -101,13 +102,11 @@
 #include "plural.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
-#include "read_internal.h"
 #include "reclaim.h"
 #include "reclaim_queue.h"
 #include "registry.h"
 #include "tsan.h"
 #include "urcu_flavor.h"
-#include "worker.h"
 
 struct rcupl_reclaim_queue rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
                                  .wake = PTHREAD_COND_INITIALIZER,
@@ -209,7 +208,7 @@ void rcupl_reclaim_warm_kick(uint64_t due) {
 static void *rcupl_reclaim_main(void *unused) {
   rcupl_thread_set_name("rcupool-reclaim");
   (void)unused;
-  rcupl_worker_mark_reclaim_thread();
+  rcupl_context_mark_reclaim_thread();
   rcupl_mutex_lock(&rq.mu);
   rq.ready = true;
   rcupl_cond_broadcast(&rq.done_cv);
@@ -439,7 +438,7 @@ int rcupl_reclaim_wait_queued(void) {
 /* RECLAIM-11. Runs at exit() (or when a copy of the library that can be
  * unloaded is), before liburcu's destructors. */
 __attribute__((destructor)) static void rcupl_reclaim_at_exit(void) {
-  if (rcupl_read_ongoing_quiet()) return;
+  if (rcupl_in_read_section_quiet()) return;
   rcupl_mutex_lock(&gp_gate); /* never unlocked */
 }
 

@@ -36,7 +36,6 @@
 
 #define RCUPL_URCU_FLAVOR_NAME "memb"
 #define rcupl_rcu_read_ongoing urcu_memb_read_ongoing
-#define rcupl_rcu_read_ongoing_quiet urcu_memb_read_ongoing
 #define rcupl_synchronize_rcu urcu_memb_synchronize_rcu
 
 static inline void rcupl_rcu_read_lock(void) {
@@ -92,11 +91,6 @@ static inline bool rcupl_rcu_reader_ready(void) {
   return URCU_TLS(urcu_bp_reader) != NULL;
 }
 
-/* Like urcu_bp_read_ongoing(), but never registers the thread (which takes
- * liburcu-bp's registry lock: not in a fork handler). */
-static inline int rcupl_rcu_read_ongoing_quiet(void) {
-  return URCU_TLS(urcu_bp_reader) != NULL && urcu_bp_read_ongoing();
-}
 static inline void rcupl_rcu_read_unlock(void) { urcu_bp_read_unlock(); }
 
 /* urcu-bp keeps a registry of reader threads (and its grace-period lock)
