@@ -21,7 +21,7 @@
  *       default_lock is released (log.c, LOG-1).
  *   DEFAULT-5. rcupool_finalize() joins the default manager's threads
  *       without destroying it: a reset to 1 thread (no worker), a trim, and
- *       the reclaim thread's stop (RECLAIM-10); with a pin held it changes
+ *       the reclaim thread's stop (RECLAIM-9); with a pin held it changes
  *       nothing (-EBUSY). A pointer to the manager stays valid.
  */
 #include <errno.h>

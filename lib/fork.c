@@ -22,7 +22,7 @@
  *                waited for, and the child resumes it (RECLAIM_FORK-2);
  *             2. default_lock -> the default manager's writer (and its
  *                spare, FORK-4);
- *             3. memb: the grace-period gate (RECLAIM-9: no grace
+ *             3. memb: the grace-period gate (GRACE-1: no grace
  *                period of the library in flight, as liburcu-memb's own
  *                grace-period lock has no fork hook), then fork_lock for
  *                writing (MEMB-4/5); bp: liburcu-bp's fork hook (FORK-3),
@@ -133,6 +133,7 @@
 #include "cpus.h"
 #include "die.h"
 #include "fork.h"
+#include "grace.h"
 #include "lock.h"
 #include "log_internal.h"
 #include "machine.h"
@@ -195,8 +196,8 @@ static void rcupl_fork_prepare(void) {
   }
   called_urcu_hooks = false;
   if (!RCUPL_URCU_HAS_FORK_HOOKS) {
-    rcupl_reclaim_fork_gate_prepare(); /* RECLAIM-9: no grace period in flight */
-    rcupl_rcu_fork_prepare();          /* MEMB-4 */
+    rcupl_grace_fork_prepare(); /* GRACE-1: no grace period in flight */
+    rcupl_rcu_fork_prepare();   /* MEMB-4 */
     called_urcu_hooks = true;
   } else if (!urcu_taken) {
     rcupl_rcu_fork_prepare();
@@ -216,7 +217,7 @@ static void rcupl_fork_parent(void) {
   rcupl_managers_fork_parent();
   rcupl_reclaim_fork_parent();
   if (called_urcu_hooks) rcupl_rcu_fork_parent();
-  if (!RCUPL_URCU_HAS_FORK_HOOKS) rcupl_reclaim_fork_gate_parent();
+  if (!RCUPL_URCU_HAS_FORK_HOOKS) rcupl_grace_fork_parent();
   rcupool_t *m = took_manager ? side->peek() : NULL;
   if (m != NULL) rcupl_mutex_unlock(&m->writer);
   if (side != NULL) side->parent();
@@ -297,7 +298,7 @@ static void rcupl_fork_child(void) {
   rcupl_log_fork_child();
   rcupl_reclaim_fork_child();
   if (called_urcu_hooks) rcupl_rcu_fork_child();
-  rcupl_reclaim_fork_gate_child(!RCUPL_URCU_HAS_FORK_HOOKS);
+  rcupl_grace_fork_child(!RCUPL_URCU_HAS_FORK_HOOKS);
   rcupl_managers_fork_child(rcupl_fork_child_orphans);
   rcupool_t *m = took_manager ? side->peek() : NULL;
   if (m != NULL) rcupl_mutex_unlock(&m->writer);

@@ -49,6 +49,7 @@
 #include "barrier.h"
 #include "cpus.h"
 #include "fault.h"
+#include "grace.h"
 #include "idle.h"
 #include "limits_internal.h"
 #include "lock.h"
@@ -271,7 +272,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
    * each is the last one unless a retire is pending (or a dispatch of a
    * caller that broke the rule above still holds the pool). */
   (void)cur;
-  rcupl_reclaim_synchronize();
+  rcupl_grace_synchronize();
   struct rcupl_work *last = NULL;
   rcupl_mutex_lock(&m->lock);
   struct rcupl_pool *p;

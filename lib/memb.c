@@ -32,7 +32,7 @@
  *           section the writer waits for, and waits for the task: holding
  *           the task back would deadlock. Once the writer holds the lock
  *           (no rcupool-registered section anywhere), prepare waits for
- *           nothing that needs a task to finish (RECLAIM-9: no grace
+ *           nothing that needs a task to finish (GRACE-1: no grace
  *           period follows), so a task that waits for the fork is safe.
  */
 #include <pthread.h>

@@ -41,18 +41,11 @@ void rcupl_reclaim_free_later(struct rcupl_pool *p, const char *why);
 int rcupl_reclaim_ensure_thread(void);
 
 /* Stops the reclaim thread and joins it once the queue is empty
- * (RECLAIM-10): for rcupool_finalize(). Not from the reclaim thread. */
+ * (RECLAIM-9): for rcupool_finalize(). Not from the reclaim thread. */
 void rcupl_reclaim_stop(void);
 
-/* The library's one way to wait for a grace period (RECLAIM-9). */
-void rcupl_reclaim_synchronize(void);
-
-/* fork (lib/fork.c, RECLAIM_FORK-1, -2, RECLAIM-9): gate_* take and
- * release the grace-period gate (memb; child(false): bp re-initialises
- * it). The queue's own handlers are lib/reclaim_fork.h's. */
-void rcupl_reclaim_fork_gate_prepare(void);
-void rcupl_reclaim_fork_gate_parent(void);
-void rcupl_reclaim_fork_gate_child(bool taken);
+/* The grace periods the thread waits for, and their gate, are lib/grace.h's;
+ * the queue's fork handlers lib/reclaim_fork.h's. */
 /* Child handler only: queues a free without waking or starting anything
  * (lib/reclaim_fork.c's adopt queues it only if it is not queued already). */
 void rcupl_reclaim_free_later_quiet(struct rcupl_pool *p, const char *why);

@@ -10,7 +10,7 @@
 
 struct rcupl_pool;
 
-/* fork (lib/fork.c, RECLAIM_FORK-1, -2, RECLAIM-9): hold marks a fork
+/* fork (lib/fork.c, RECLAIM_FORK-1, -2, GRACE-1): hold marks a fork
  * pending and, if `wait`, waits out a running callback batch (no lock held
  * after); prepare takes the queue lock; parent clears the pending fork and
  * releases it; child re-initialises the queue's condition variables, marks
