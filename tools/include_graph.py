@@ -62,6 +62,8 @@ import os
 import re
 import sys
 
+from c_source import strip_comments_and_strings
+
 IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 KEYWORDS = {
     "static", "inline", "extern", "const", "volatile", "struct", "union",
@@ -70,33 +72,6 @@ KEYWORDS = {
     "_Alignas", "_Static_assert", "__thread", "__attribute__", "__asm__",
     "return", "if", "else", "while", "for", "do", "sizeof",
 }
-
-
-def strip_comments_and_strings(text):
-    """The text without comments, string and character literals (each
-    replaced by a space or an empty literal), line breaks kept."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("\n" * text.count("\n", i, j) or " ")
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + c)
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def split_preprocessor(text):
