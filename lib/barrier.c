@@ -20,6 +20,7 @@
 #include "barrier.h"
 #include "context.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "plural.h"

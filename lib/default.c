@@ -36,6 +36,7 @@
 #include "fault.h"
 #include "fork.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "plural.h"

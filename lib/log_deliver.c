@@ -29,7 +29,7 @@ void rcupl_log_deliver_slow(void) {
   if (rcupl_log_may_deliver()) rcupl_log_deliver_now();
 }
 
-/* rcupl_log_deliver() (log_internal.h), whose slow path this file is,
+/* rcupl_log_deliver() (log_deliver.h), whose slow path this file is,
  * spelled out here: its one load, then the gate. */
 static void rcupl_log_deliver_pending(void) {
   if (__builtin_expect(

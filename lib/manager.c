@@ -53,6 +53,7 @@
 #include "idle.h"
 #include "limits_internal.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "managers.h"

@@ -47,6 +47,7 @@
 #include "die.h"
 #include "follow.h"
 #include "idle.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "parallel.h"

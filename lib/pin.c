@@ -49,6 +49,7 @@
 
 #include "limits_internal.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "placement.h"

@@ -76,6 +76,7 @@
 
 #include "clock.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "managers.h"
