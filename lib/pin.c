@@ -58,6 +58,7 @@
 #include "rcupool/rcupool.h"
 #include "read_internal.h"
 #include "reclaim.h"
+#include "reclaim_work.h"
 #include "registry.h"
 #include "reset.h"
 #include "tsan.h"

@@ -36,6 +36,7 @@
 
 #include "die.h"
 #include "fault.h"
+#include "idle.h"
 #include "limits_internal.h"
 #include "log_internal.h"
 #include "placement.h"
@@ -79,8 +80,9 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
   rcupl_pool_stamp_use(p);
   p->managed = true;
   CDS_INIT_LIST_HEAD(&p->node);
-  rcupl_worker_census(p, bind ? &cpus : NULL, pl->strict,
-                      rcupl_placement_bind_worker);
+  p->bind_failures = rcupl_worker_census(
+      p->tp, p->threads, rcupl_idle_flags_of(p->manager), bind ? &cpus : NULL,
+      pl->strict, rcupl_placement_bind_worker);
   if (p->bind_failures != 0) {
     char text[64];
     rcupool_placement_format(pl, text, sizeof text);

@@ -85,6 +85,7 @@
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
 #include "reclaim_queue.h"
+#include "reclaim_work.h"
 #include "registry.h"
 #include "tsan.h"
 

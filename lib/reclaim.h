@@ -11,15 +11,9 @@
 #include <stdint.h>
 
 #include "rcupool/rcupool.h"
+#include "reclaim_work.h"
 
 struct rcupl_pool;
-
-/* A unit of work for rcupool's reclaim thread (lib/reclaim.c): run after a
- * grace period that began after it was queued. Intrusive: no allocation. */
-struct rcupl_work {
-  struct rcupl_work *next;
-  void (*fn)(struct rcupl_work *w);
-};
 
 /* A retire in flight: one per reset, so a pool reused and retired again
  * within one grace period has one callback queued per retire. */

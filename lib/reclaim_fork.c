@@ -49,6 +49,7 @@
 #include "reclaim.h"
 #include "reclaim_fork.h"
 #include "reclaim_queue.h"
+#include "reclaim_work.h"
 #include "tsan.h"
 
 /* A fork child's item for the memory of a pool its parent's batch had

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "reclaim.h"
+#include "reclaim_work.h"
 
 /* Keeps the stores before it ahead of those after it in the memory a fork
  * copies while this thread runs (RECLAIM_FORK-2): a dmb on arm64. Not under

@@ -53,6 +53,7 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
+#include "reclaim_work.h"
 #include "registry.h"
 #include "reset.h"
 #include "warm.h"

@@ -30,18 +30,17 @@
  *       not run inline, CONTEXT-1.) The wait is a pool start's, like
  *       pthreadpool_create()'s own for its workers.
  * */
+#include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 
 #include "context.h"
-#include "idle.h"
 #include "names.h"
-#include "pool.h"
 #include "rcupool/rcupool.h"
 #include "tsan.h"
 #include "worker.h"
 
 struct rcupl_census {
-  const struct rcupl_pool *pool;
   pthread_t creator;
   size_t threads;
   size_t arrived;                  /* atomic */
@@ -74,21 +73,20 @@ static void rcupl_census_task(void *arg, size_t i) {
   RCUPL_TSAN_RELEASE(&c->end);
 }
 
-void rcupl_worker_census(struct rcupl_pool *p, const struct rcupl_cpuset *cpus,
-                         bool strict, rcupl_worker_bind_fn bind) {
-  if (p->threads <= 1) return;
-  struct rcupl_census c = {.pool = p,
-                           .creator = pthread_self(),
-                           .threads = p->threads,
+size_t rcupl_worker_census(pthreadpool_t tp, size_t threads, uint32_t flags,
+                           const struct rcupl_cpuset *cpus, bool strict,
+                           rcupl_worker_bind_fn bind) {
+  if (threads <= 1) return 0;
+  struct rcupl_census c = {.creator = pthread_self(),
+                           .threads = threads,
                            .arrived = 0,
                            .cpus = cpus,
                            .strict = strict,
                            .bind = bind};
   RCUPL_TSAN_RELEASE(&c.start);
-  pthreadpool_parallelize_1d(p->tp, rcupl_census_task, &c, p->threads,
-                             rcupl_idle_flags_of(p->manager));
+  pthreadpool_parallelize_1d(tp, rcupl_census_task, &c, threads, flags);
   RCUPL_TSAN_ACQUIRE(&c.end);
-  if (cpus != NULL) /* every task has returned: the counts are final */
-    p->bind_failures =
-        p->threads - 1 - __atomic_load_n(&c.bound, __ATOMIC_ACQUIRE);
+  if (cpus == NULL) return 0;
+  /* every task has returned: the counts are final */
+  return threads - 1 - __atomic_load_n(&c.bound, __ATOMIC_ACQUIRE);
 }
