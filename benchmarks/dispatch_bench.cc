@@ -29,14 +29,13 @@ namespace {
 constexpr size_t kTinyRange = 1024;
 constexpr size_t kSpinRange = 32;
 
-uint64_t spin_steps = 1000;  // set by Calibrate()
+using rcupool_bench::SpinTask;
+using Work = rcupool_bench::SpinWork;
 
-// Chooses spin_steps so that one task takes about 10 us on this machine.
-void Calibrate() { spin_steps = rcupool_bench::CalibrateSpinSteps(10e3, 1e6); }
-
-using Work = rcupool_bench::DispatchWork;
-using rcupool_bench::DispatchOutputsRight;
-constexpr auto Task = rcupool_bench::DispatchTask;
+// Chooses the spin steps so that one task takes about 10 us on this machine.
+void Calibrate() {
+  rcupool_bench::SpinSteps() = rcupool_bench::CalibrateSpinSteps(10e3, 1e6);
+}
 
 enum class Tasks { kTiny, kTenMicroseconds };
 
@@ -61,7 +60,7 @@ rcupool_t *Manager() {
 void Finish(benchmark::State &state, const Work &w) {
   state.counters["tasks"] = static_cast<double>(w.out.size());
   state.counters["pool_threads"] = rcupool_bench::MaxThreads();
-  if (!DispatchOutputsRight(w)) state.SkipWithError("a task's output is wrong");
+  if (!rcupool_bench::SpinOutputsRight(w)) state.SkipWithError("a task's output is wrong");
 }
 
 void BM_Dispatch_Pthreadpool(benchmark::State &state, Tasks tasks) {
@@ -72,7 +71,7 @@ void BM_Dispatch_Pthreadpool(benchmark::State &state, Tasks tasks) {
   rcupool_pin(m, &pin);
   pthreadpool_t tp = rcupool_pin_pthreadpool(&pin);
   for (auto _ : state)
-    pthreadpool_parallelize_1d(tp, Task, &w, w.out.size(), 0);
+    pthreadpool_parallelize_1d(tp, SpinTask, &w, w.out.size(), 0);
   rcupool_unpin(&pin);
   Finish(state, w);
 }
@@ -81,7 +80,7 @@ void BM_Dispatch_Rcupool(benchmark::State &state, Tasks tasks) {
   rcupool_t *m = Manager();
   if (m == nullptr) return state.SkipWithError("rcupool_create failed");
   Work w = MakeWork(tasks);
-  for (auto _ : state) rcupool_parallelize_1d(m, Task, &w, w.out.size(), 0);
+  for (auto _ : state) rcupool_parallelize_1d(m, SpinTask, &w, w.out.size(), 0);
   Finish(state, w);
 }
 
@@ -92,7 +91,7 @@ void BM_Dispatch_RcupoolScoped(benchmark::State &state, Tasks tasks) {
   rcupool_pin_t pin = {};
   rcupool_pin(m, &pin);
   rcupool_scope_enter(&pin);
-  for (auto _ : state) rcupool_parallelize_1d(m, Task, &w, w.out.size(), 0);
+  for (auto _ : state) rcupool_parallelize_1d(m, SpinTask, &w, w.out.size(), 0);
   rcupool_scope_exit();
   rcupool_unpin(&pin);
   Finish(state, w);

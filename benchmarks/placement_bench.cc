@@ -46,11 +46,12 @@
 
 namespace {
 
-uint64_t spin_steps = 1000;  // ~200 us, set by Calibrate()
+using rcupool_bench::SpinTask;
+using Work = rcupool_bench::SpinWork;
 
 // About 200 us a task.
 void Calibrate() {
-  spin_steps = rcupool_bench::CalibrateSpinSteps(200e3, 2e6);
+  rcupool_bench::SpinSteps() = rcupool_bench::CalibrateSpinSteps(200e3, 2e6);
 }
 
 bool HaveCpus01() {
@@ -84,16 +85,6 @@ class Competitor {
  private:
   pid_t pid_ = -1;
 };
-
-struct Work {
-  std::vector<uint64_t> out;
-  bool spin;
-};
-
-void Task(void *ctx, size_t i) {
-  Work *w = static_cast<Work *>(ctx);
-  w->out[i] = w->spin ? rcupool_bench::Spin(i + 1, spin_steps) : i + 1;
-}
 
 double NowNs() {
   return std::chrono::duration<double, std::nano>(
@@ -141,7 +132,7 @@ void BM_PlacedDispatch(benchmark::State &state) {
       int k = (first + j) % 3;
       rcupool_scope_enter(&pins[k]);
       double t0 = NowNs();
-      for (int i = 0; i < batch; i++) rcupool_parallelize_1d(m, Task, &w, 2, 0);
+      for (int i = 0; i < batch; i++) rcupool_parallelize_1d(m, SpinTask, &w, 2, 0);
       t[k] = NowNs() - t0;
       rcupool_scope_exit();
       benchmark::DoNotOptimize(w.out.data());
@@ -192,7 +183,7 @@ void BM_FollowCost(benchmark::State &state) {
     for (int k = 0; k < 2; k++) {
       rcupool_t *m = (k == 0) == on_first ? on : off;
       double t0 = NowNs();
-      for (int i = 0; i < kBatch; i++) rcupool_parallelize_1d(m, Task, &w, 2, 0);
+      for (int i = 0; i < kBatch; i++) rcupool_parallelize_1d(m, SpinTask, &w, 2, 0);
       t[(k == 0) == on_first ? 0 : 1] = NowNs() - t0;
     }
     double c0 = NowNs();

@@ -13,7 +13,7 @@
 //                                    pthreadpool_parallelize_1d of n items
 //                                    on it (the shape of a new pool's
 //                                    worker census, lib/worker.c
-//                                    WORKER-2), paired with a plain
+//                                    WORKER-1), paired with a plain
 //                                    pthreadpool_create(n) as the reset
 //                                    is: what one dispatch after the
 //                                    create costs on this machine
@@ -57,7 +57,7 @@
 //   BM_Start_ProbesThenCreate/<n>    the probes, then pthreadpool_create(n)
 //                                    (probes_create_over_create)
 //   BM_Start_CreateThenCensus/<n>    pthreadpool_create(n), then the worker
-//                                    census (WORKER-2): one
+//                                    census (WORKER-1): one
 //                                    pthreadpool_parallelize_1d of n items
 //                                    under the default idle policy (yield),
 //                                    each item naming its thread and
@@ -470,7 +470,7 @@ bool Probes(size_t workers) {
   return started == workers;
 }
 
-// The worker census of rcupl_worker_census (lib/worker.c, WORKER-2): one item
+// The worker census of rcupl_worker_census (lib/worker.c, WORKER-1): one item
 // per thread; every thread but the creator names itself; each item waits
 // (yielding) until all have started or 2 s passed.
 struct Census {

@@ -3,7 +3,9 @@
 // tasks (dispatch_bench, placement_bench): Spin() runs `steps` steps of a
 // linear congruential generator (no memory traffic, nothing to elide), and
 // CalibrateSpinSteps() finds how many steps take `target_ns` here, from a
-// run of at least `measure_ns`.
+// run of at least `measure_ns`. SpinWork and SpinTask are the work both
+// dispatch: one output a task, a store (tiny tasks) or a Spin() of
+// spin_steps, which each program calibrates once at start-up.
 #ifndef RCUPOOL_BENCHMARKS_SPIN_H
 #define RCUPOOL_BENCHMARKS_SPIN_H
 
@@ -37,27 +39,33 @@ inline uint64_t CalibrateSpinSteps(double target_ns, double measure_ns) {
   }
 }
 
-// The work of a dispatch benchmark (dispatch_bench, views_bench): task i
-// stores Spin(i, steps) when spin (tasks of a chosen length), i * 3 + 1
-// otherwise (a store); OutputsRight() checks every task ran.
-struct DispatchWork {
+// Steps of one spinning task: set once by the program, before any task.
+inline uint64_t &SpinSteps() {
+  static uint64_t steps = 1000;
+  return steps;
+}
+
+// The outputs of one dispatch's tasks: a store each, or a Spin() each.
+struct SpinWork {
   std::vector<uint64_t> out;
   bool spin;
-  const uint64_t *steps;  // the calibrated steps, read as each task runs
 };
 
-inline uint64_t DispatchExpected(const DispatchWork &w, size_t i) {
-  return w.spin ? Spin(i, *w.steps) : i * 3 + 1;
+// What task i stores.
+inline uint64_t SpinOutput(const SpinWork &w, size_t i) {
+  return w.spin ? Spin(i + 1, SpinSteps()) : i * 3 + 1;
 }
 
-inline void DispatchTask(void *ctx, size_t i) {
-  auto *w = static_cast<DispatchWork *>(ctx);
-  w->out[i] = DispatchExpected(*w, i);
+// The task of a pthreadpool or rcupool 1d call whose ctx is a SpinWork.
+inline void SpinTask(void *ctx, size_t i) {
+  auto *w = static_cast<SpinWork *>(ctx);
+  w->out[i] = SpinOutput(*w, i);
 }
 
-inline bool DispatchOutputsRight(const DispatchWork &w) {
+// Every task ran and stored its output.
+inline bool SpinOutputsRight(const SpinWork &w) {
   for (size_t i = 0; i < w.out.size(); i++)
-    if (w.out[i] != DispatchExpected(w, i)) return false;
+    if (w.out[i] != SpinOutput(w, i)) return false;
   return true;
 }
 

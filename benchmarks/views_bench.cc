@@ -58,8 +58,6 @@ constexpr bool kViews = false;
   return state.SkipWithError(                                               \
       "this pthreadpool has no executor API: build with --config=newest")
 
-uint64_t spin_steps = 1000;
-
 int OsThreads() {
   int n = 0;
   DIR *d = opendir("/proc/self/task");
@@ -182,25 +180,24 @@ void BM_ThreadsWarm_Owned(benchmark::State &state) {
 
 enum class Tasks { kTiny, kTinyTasks, kTenMicroseconds };
 
-using Work = rcupool_bench::DispatchWork;
-constexpr auto Task = rcupool_bench::DispatchTask;
+using Work = rcupool_bench::SpinWork;
+constexpr auto Task = rcupool_bench::SpinTask;
 
 Work MakeWork(Tasks t) {
   size_t threads = static_cast<size_t>(rcupool_bench::MaxThreads());
   size_t n = t == Tasks::kTiny ? threads : t == Tasks::kTinyTasks ? 1024 : 32;
-  return Work{std::vector<uint64_t>(n, 0), t == Tasks::kTenMicroseconds,
-              &spin_steps};
+  return Work{std::vector<uint64_t>(n, 0), t == Tasks::kTenMicroseconds};
 }
 
 void Check(benchmark::State &state, const Work &w) {
-  if (!rcupool_bench::DispatchOutputsRight(w))
+  if (!rcupool_bench::SpinOutputsRight(w))
     return state.SkipWithError("a task's output is wrong");
   state.counters["pool_threads"] = rcupool_bench::MaxThreads();
 }
 
 rcupool_t *SpinManager() {
   static rcupool_t *m = [] {
-    spin_steps = rcupool_bench::CalibrateSpinSteps(10e3, 1e6);
+    rcupool_bench::SpinSteps() = rcupool_bench::CalibrateSpinSteps(10e3, 1e6);
     return NewManager(static_cast<size_t>(rcupool_bench::MaxThreads()),
                       RCUPOOL_IDLE_SPIN, 0);
   }();

@@ -17,7 +17,10 @@
 #include <errno.h>
 #include <stdbool.h>
 
+#include "barrier.h"
+#include "context.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "plural.h"
@@ -25,13 +28,11 @@
 #include "rcupool/rcupool.h"
 #include "read_internal.h"
 #include "reclaim.h"
-#include "reclaim_queue.h"
+#include "registry.h"
 #include "warm.h"
-#include "worker.h"
 
 bool rcupl_reclaim_would_wait_for_self(void) {
-  return rcupl_read_ongoing() || rcupl_in_task() ||
-         rcupl_worker_on_reclaim_thread();
+  return rcupl_read_ongoing() || rcupl_in_task() || rcupl_on_reclaim_thread();
 }
 
 static bool rcupl_has_dying_pool(rcupool_t *m) {

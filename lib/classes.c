@@ -65,6 +65,7 @@
 
 #include "classes.h"
 #include "cpuset.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "machine.h"
 #include "testing.h"

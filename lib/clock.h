@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private: the library's clocks, in ns. CLOCK_MONOTONIC for the warm
+ * Private, header only: the library's clocks, in ns. CLOCK_MONOTONIC for the warm
  * pass's now and the reclaim thread's due passes (a wall-clock step never
  * ages a pool); its coarse twin on hot paths: the last-use stamp of an
  * unpin and of a dispatch's end (WARM-3), the follow check (FOLLOW-3).

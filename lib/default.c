@@ -21,7 +21,7 @@
  *       default_lock is released (log.c, LOG-1).
  *   DEFAULT-5. rcupool_finalize() joins the default manager's threads
  *       without destroying it: a reset to 1 thread (no worker), a trim, and
- *       the reclaim thread's stop (RECLAIM-10); with a pin held it changes
+ *       the reclaim thread's stop (RECLAIM-9); with a pin held it changes
  *       nothing (-EBUSY). A pointer to the manager stays valid.
  */
 #include <errno.h>
@@ -30,11 +30,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "barrier.h"
 #include "cpus.h"
 #include "env.h"
 #include "fault.h"
 #include "fork.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "plural.h"

@@ -19,7 +19,7 @@
 #include "cpus.h"
 #include "cpuset.h"
 #include "env.h"
-#include "log_internal.h"
+#include "log_deliver.h"
 #include "machine.h"
 
 int rcupool_describe(char *buf, size_t size) {

@@ -53,6 +53,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "context.h"
+#include "cpuset.h"
 #include "die.h"
 #include "exec_set.h"
 #include "idle.h"
@@ -60,7 +62,6 @@
 #include "lock.h"
 #include "names.h"
 #include "placement.h"
-#include "worker.h"
 
 #if RCUPL_HAVE_EXECUTOR
 
@@ -192,7 +193,7 @@ static uint32_t rcupl_exec_idle(struct rcupl_exec_slot *s) {
 static void *rcupl_exec_thread(void *arg) {
   struct rcupl_exec_slot *s = arg;
   struct rcupl_exec_set *e = s->set;
-  rcupl_worker_mark_set_thread(); /* WORKER-1 */
+  rcupl_context_mark_worker(); /* CONTEXT-1 */
   rcupl_thread_name_set_worker(s->index + 1);
   if (e->bind)
     s->bind_failed =

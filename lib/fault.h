@@ -18,10 +18,10 @@ enum rcupl_fault_site {
   RCUPL_HOLD_MANAGER_LOCK = 4,  /* manager.c: m->lock, rcupool_get_stats() */
   RCUPL_HOLD_MANAGERS_MU = 5,   /* manager.c: managers_mu, rcupool_create() */
   RCUPL_HOLD_RECLAIM_QUEUE = 6, /* reclaim.c: rq.mu, a push */
-  RCUPL_HOLD_GP_GATE = 7,      /* reclaim.c: gp_gate, before the grace period */
-  RCUPL_HOLD_LOG_QUEUE = 8,    /* log.c: lq.mu, a record queued */
-  RCUPL_HOLD_MACHINE_LOCK = 9, /* machine.c: machine_lock, a root copied */
-  RCUPL_HOLD_CPUS_LOCK = 10,   /* cpus.c: cpus_lock, the sizing line */
+  RCUPL_HOLD_GP_GATE = 7,       /* grace.c: gp_gate, before the grace period */
+  RCUPL_HOLD_LOG_QUEUE = 8,     /* log.c: lq.mu, a record queued */
+  RCUPL_HOLD_MACHINE_LOCK = 9,  /* machine.c: machine_lock, a root copied */
+  RCUPL_HOLD_CPUS_LOCK = 10,    /* cpus.c: cpus_lock, the sizing line */
   RCUPL_HOLD_MEMB_FORK_LOCK = 11, /* memb.c: fork_lock.mu, a registration */
   RCUPL_HOLD_RESET_RETIRE = 12,   /* reset.c: m->writer, published, the retire
                                    not yet queued */

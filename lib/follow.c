@@ -40,6 +40,7 @@
 #include "cpus.h"
 #include "follow.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "plural.h"
 #include "reset.h"

@@ -8,9 +8,10 @@
  *           (pthread_once), from a constructor and again before the first
  *           default manager is created (whichever comes first).
  *   FORK-2. prepare waits only for library state no user code can hold
- *           (design invariant 8): no log hook runs on a library thread or
- *           under a library lock (lib/log.c, LOG-1), so nothing prepare
- *           waits for can be waiting for a hook. Its order, which is the
+ *           (LOG-1, no user code inside the library's machinery): no log
+ *           hook runs on a library thread or under a library lock
+ *           (lib/log.c), so nothing prepare waits for can be waiting for a
+ *           hook. Its order, which is the
  *           order every other path takes these in:
  *             1. mark a fork pending and wait out a running callback batch
  *                (it joins idle workers: liburcu-bp's registry lock must
@@ -21,7 +22,7 @@
  *                waited for, and the child resumes it (RECLAIM_FORK-2);
  *             2. default_lock -> the default manager's writer (and its
  *                spare, FORK-4);
- *             3. memb: the grace-period gate (RECLAIM-9: no grace
+ *             3. memb: the grace-period gate (GRACE-1: no grace
  *                period of the library in flight, as liburcu-memb's own
  *                grace-period lock has no fork hook), then fork_lock for
  *                writing (MEMB-4/5); bp: liburcu-bp's fork hook (FORK-3),
@@ -128,10 +129,12 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "context.h"
 #include "cpus.h"
 #include "die.h"
 #include "executor.h"
 #include "fork.h"
+#include "grace.h"
 #include "lock.h"
 #include "log_internal.h"
 #include "machine.h"
@@ -140,8 +143,9 @@
 #include "parallel.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
-#include "read_internal.h"
 #include "reclaim.h"
+#include "reclaim_fork.h"
+#include "registry.h"
 #include "urcu_flavor.h"
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
@@ -168,7 +172,7 @@ static bool rcupl_every_signal_blocked(void) {
 }
 
 static void rcupl_fork_prepare(void) {
-  if (rcupl_read_ongoing_quiet())
+  if (rcupl_in_read_section_quiet())
     rcupl_die("fork() inside a read-side section of the forking thread; leave "
               "the section first (docs/flavours.md, fork)");
   /* bp: another handler of this fork (another copy of rcupool, or the
@@ -193,8 +197,8 @@ static void rcupl_fork_prepare(void) {
   }
   called_urcu_hooks = false;
   if (!RCUPL_URCU_HAS_FORK_HOOKS) {
-    rcupl_reclaim_fork_gate_prepare(); /* RECLAIM-9: no grace period in flight */
-    rcupl_rcu_fork_prepare();          /* MEMB-4 */
+    rcupl_grace_fork_prepare(); /* GRACE-1: no grace period in flight */
+    rcupl_rcu_fork_prepare();   /* MEMB-4 */
     called_urcu_hooks = true;
   } else if (!urcu_taken) {
     rcupl_rcu_fork_prepare();
@@ -214,7 +218,7 @@ static void rcupl_fork_parent(void) {
   rcupl_managers_fork_parent();
   rcupl_reclaim_fork_parent();
   if (called_urcu_hooks) rcupl_rcu_fork_parent();
-  if (!RCUPL_URCU_HAS_FORK_HOOKS) rcupl_reclaim_fork_gate_parent();
+  if (!RCUPL_URCU_HAS_FORK_HOOKS) rcupl_grace_fork_parent();
   rcupool_t *m = took_manager ? side->peek() : NULL;
   if (m != NULL) rcupl_mutex_unlock(&m->writer);
   if (side != NULL) side->parent();
@@ -296,7 +300,7 @@ static void rcupl_fork_child(void) {
   rcupl_log_fork_child();
   rcupl_reclaim_fork_child();
   if (called_urcu_hooks) rcupl_rcu_fork_child();
-  rcupl_reclaim_fork_gate_child(!RCUPL_URCU_HAS_FORK_HOOKS);
+  rcupl_grace_fork_child(!RCUPL_URCU_HAS_FORK_HOOKS);
   rcupl_managers_fork_child(rcupl_fork_child_orphans);
   rcupool_t *m = took_manager ? side->peek() : NULL;
   if (m != NULL) rcupl_mutex_unlock(&m->writer);

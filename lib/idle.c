@@ -23,6 +23,7 @@
 #include <errno.h>
 
 #include "idle.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "rcupool/rcupool.h"

@@ -97,7 +97,7 @@ static struct {
 static __thread int delivering;
 
 /* Records queued (plus a pending "dropped" notice), written under lq.mu,
- * read without it by rcupl_log_deliver()'s one-load check (log_internal.h). */
+ * read without it by rcupl_log_deliver()'s one-load check (log_deliver.h). */
 size_t rcupl_log_pending;
 
 static void rcupl_log_pending_update_locked(void) {

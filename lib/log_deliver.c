@@ -15,22 +15,21 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
+#include "context.h"
 #include "lock.h"
 #include "log_internal.h"
 #include "rcupool/rcupool.h"
-#include "read_internal.h"
-#include "worker.h"
 
 static bool rcupl_log_may_deliver(void) {
-  return rcupl_locks_held == 0 && !rcupl_worker_on_reclaim_thread() &&
-         !rcupl_in_task() && !rcupl_read_ongoing_quiet();
+  return rcupl_locks_held == 0 && !rcupl_on_reclaim_thread() &&
+         !rcupl_in_task() && !rcupl_in_read_section_quiet();
 }
 
 void rcupl_log_deliver_slow(void) {
   if (rcupl_log_may_deliver()) rcupl_log_deliver_now();
 }
 
-/* rcupl_log_deliver() (log_internal.h), whose slow path this file is,
+/* rcupl_log_deliver() (log_deliver.h), whose slow path this file is,
  * spelled out here: its one load, then the gate. */
 static void rcupl_log_deliver_pending(void) {
   if (__builtin_expect(

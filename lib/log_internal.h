@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private: lib/log.c's API inside the library: delivery (whose gate is
- * lib/log_deliver.c's), the drop count, the fork handlers' part and the
+ * Private: lib/log.c's API inside the library: the queue (delivered by
+ * lib/log_deliver.h's rcupl_log_deliver()), the drop count, the fork handlers' part and the
  * library's own logging.
  */
 #ifndef RCUPOOL_LIB_LOG_INTERNAL_H
@@ -14,18 +14,9 @@
 
 #include "rcupool/rcupool.h"
 
-/* Hands the queued log records to the hook, on the calling thread, when it
- * may run user code there (LOG-1: no rcupool lock held, not a library
- * thread, not in a task or a read-side section); otherwise they wait for
- * the next such call. Called at the end of every public call that can log.
- * One relaxed load when nothing is queued. */
+/* Records waiting for the hook (log.c's, under its lock); read without it
+ * by rcupl_log_deliver()'s one-load check (lib/log_deliver.h). */
 extern size_t rcupl_log_pending;
-void rcupl_log_deliver_slow(void);
-static inline void rcupl_log_deliver(void) {
-  if (__builtin_expect(
-          __atomic_load_n(&rcupl_log_pending, __ATOMIC_RELAXED) != 0, 0))
-    rcupl_log_deliver_slow();
-}
 
 /* The default sink writes records from `min` up to stderr (RCUPOOL_LOG_WARN
  * unless RCUPOOL_LOG_LEVEL says otherwise: env.c). */

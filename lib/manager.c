@@ -46,12 +46,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "barrier.h"
 #include "cpus.h"
 #include "executor.h"
 #include "fault.h"
+#include "grace.h"
 #include "idle.h"
 #include "limits_internal.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "managers.h"
@@ -60,12 +63,14 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
+#include "reclaim_work.h"
+#include "registry.h"
 #include "warm.h"
 
 uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
                                       bool is_new, size_t threads) {
   if (is_new) {
-    rcupl_pools_add_locked(m, p);
+    rcupl_pools_add_locked(&m->pools, p);
     m->pools_created++;
   }
   if (m->current != NULL) m->resets++;
@@ -270,7 +275,7 @@ static int rcupl_manager_destroy(rcupool_t *m) {
    * each is the last one unless a retire is pending (or a dispatch of a
    * caller that broke the rule above still holds the pool). */
   (void)cur;
-  rcupl_reclaim_synchronize();
+  rcupl_grace_synchronize();
   struct rcupl_work *last = NULL;
   rcupl_mutex_lock(&m->lock);
   struct rcupl_pool *p;

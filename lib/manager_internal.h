@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private: the manager (lib/manager.c): its struct, its pool list and the
- * publish step, shared by lib/ only.
+ * Private: the manager (lib/manager.c): its struct and the publish step,
+ * shared by lib/ only. Its list of pools is lib/registry.h's.
  *
  * Locks (order: writer before lock)
  *   writer  serialises rcupool_reset(), rcupool_destroy(), the pool starts
@@ -41,7 +41,8 @@ struct rcupool_manager {
   pthread_mutex_t lock;
 
   /* Under lock. */
-  struct cds_list_head pools; /* current + retired pools not yet freed */
+  struct cds_list_head pools; /* current + retired pools not yet freed:
+                                 lib/registry.h */
   uint64_t resets;
   uint64_t reuses;
   uint64_t pools_created;
@@ -98,44 +99,6 @@ struct rcupool_manager {
   /* On managers.c's list of every manager (MANAGERS-1). */
   struct cds_list_head all;
 };
-
-/* Iterates over m's pools. Unlike cds_list_for_each_entry, never forms a
- * pool pointer from the list head itself (that would be a misaligned
- * struct pointer, which UBSan rightly rejects). */
-#define rcupl_for_each_pool(p, m)                                       \
-  for (struct cds_list_head *rcupl_it_ = (m)->pools.next;               \
-       rcupl_it_ != &(m)->pools &&                                      \
-       ((p) = caa_container_of(rcupl_it_, struct rcupl_pool, node), 1); \
-       rcupl_it_ = rcupl_it_->next)
-
-/* m->pools is also walked without m->lock, inside a read-side section, by a
- * sized pin looking for a live pool of its size (pin.c, SIZED-1). So the
- * writers, all under m->lock, link and unlink with the two calls below,
- * which store forward pointers with release; a reader follows them with
- * acquire (rcupl_for_each_pool_rcu). An unlinked node keeps its own forward
- * pointer, so a reader standing on it walks on, and its memory is freed
- * only after a grace period that began after the unlink (reclaim.c,
- * RECLAIM-7). Backward pointers are the writers' alone. */
-static inline void rcupl_pools_add_locked(rcupool_t *m, struct rcupl_pool *p) {
-  struct cds_list_head *head = &m->pools, *first = head->next;
-  p->node.next = first;
-  p->node.prev = head;
-  first->prev = &p->node;
-  __atomic_store_n(&head->next, &p->node, __ATOMIC_RELEASE);
-}
-
-static inline void rcupl_pools_del_locked(struct rcupl_pool *p) {
-  struct cds_list_head *prev = p->node.prev, *next = p->node.next;
-  next->prev = prev;
-  __atomic_store_n(&prev->next, next, __ATOMIC_RELEASE);
-}
-
-#define rcupl_for_each_pool_rcu(p, m)                                   \
-  for (struct cds_list_head *rcupl_it_ =                                \
-           __atomic_load_n(&(m)->pools.next, __ATOMIC_ACQUIRE);         \
-       rcupl_it_ != &(m)->pools &&                                      \
-       ((p) = caa_container_of(rcupl_it_, struct rcupl_pool, node), 1); \
-       rcupl_it_ = __atomic_load_n(&rcupl_it_->next, __ATOMIC_ACQUIRE))
 
 /* The count 0 stands for in rcupool_reset() and rcupool_pin_sized(): the
  * one m was created with, else the default computed now (mask and quota

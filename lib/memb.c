@@ -32,18 +32,25 @@
  *           section the writer waits for, and waits for the task: holding
  *           the task back would deadlock. Once the writer holds the lock
  *           (no rcupool-registered section anywhere), prepare waits for
- *           nothing that needs a task to finish (RECLAIM-9: no grace
+ *           nothing that needs a task to finish (GRACE-1: no grace
  *           period follows), so a task that waits for the fork is safe.
  */
 #include <pthread.h>
 
+#include "context.h"
 #include "fault.h"
-#include "urcu_flavor.h"
+#include "memb.h"
 
 #if defined(RCUPOOL_URCU_MEMB)
+/* liburcu-memb's reader TLS, inlined as lib/urcu_flavor.h inlines it
+ * (_LGPL_SOURCE: see that header). */
+#ifndef _LGPL_SOURCE
+#define _LGPL_SOURCE
+#endif
+#include <urcu/urcu-memb.h>
+
 #include "lock.h"
 #include "rcupool/rcupool.h"
-#include "worker.h"
 
 __thread unsigned rcupl_memb_owned_depth;
 

@@ -11,7 +11,7 @@
  *       "rcupool-reclaim".
  *   NAMES-2. A thread only ever names itself, and only a thread rcupool
  *       started: the worker census names the workers but never the thread
- *       that creates the pool (lib/worker.c, WORKER-2), the reclaim
+ *       that creates the pool (lib/worker.c, WORKER-1), the reclaim
  *       thread names itself first thing (lib/reclaim.c), and a thread
  *       of an executor's set as it starts (lib/exec_set.c).
  *   NAMES-3. Naming cannot fail in a way that matters: an error of

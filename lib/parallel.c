@@ -23,7 +23,7 @@
  *       unpinned it. A later call in the same scope finds the
  *       pin empty and aborts with a message (PARALLEL-1 broken by the caller).
  *   PARALLEL-4. A thread holds at most one dispatch reference (nested calls
- *       run inline, WORKER-1), recorded in `dispatching`. The fork child
+ *       run inline, CONTEXT-1), recorded in `dispatching`. The fork child
  *       handler (lib/fork.c, FORK-4) drops the dispatch references of every
  *       other thread of the parent, which do not exist in the child.
  *   PARALLEL-5. Every dispatch ORs the manager's idle flags into the
@@ -43,9 +43,11 @@
  */
 #include <errno.h>
 
+#include "context.h"
 #include "die.h"
 #include "follow.h"
 #include "idle.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "parallel.h"
@@ -56,7 +58,6 @@
 #include "reset.h"
 #include "tsan.h"
 #include "warm.h"
-#include "worker.h"
 
 struct rcupl_scope_stack {
   const rcupool_pin_t *pins[RCUPOOL_SCOPE_MAX_DEPTH];

@@ -49,6 +49,7 @@
 
 #include "limits_internal.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "placement.h"
@@ -57,6 +58,8 @@
 #include "rcupool/rcupool.h"
 #include "read_internal.h"
 #include "reclaim.h"
+#include "reclaim_work.h"
+#include "registry.h"
 #include "reset.h"
 #include "tsan.h"
 #include "urcu_flavor.h"
@@ -137,7 +140,7 @@ static struct rcupl_pool *rcupl_sized_find_locked(
 }
 
 /* The same search without m->lock: inside one read-side section, on the
- * list as readers walk it (manager_internal.h, rcupl_for_each_pool_rcu). A pool seen
+ * list as readers walk it (registry.h, rcupl_for_each_pool_rcu). A pool seen
  * there is not freed before the section ends (RECLAIM-7), and a dying one
  * (refs zero) fails rcupl_pool_tryget(). *gen is the manager's generation
  * then (SIZED-5). */
@@ -182,7 +185,7 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
     }
     p->refs = 2; /* this pin's and the manager's (WARM-1); not yet shared */
     rcupl_mutex_lock(&m->lock);
-    rcupl_pools_add_locked(m, p);
+    rcupl_pools_add_locked(&m->pools, p);
     m->pools_created++;
     rcupl_warm_limit_locked(m, &let_go);
     gen = m->generation;

@@ -24,7 +24,7 @@
  *       that cannot be placed, and RCUPOOL_PLACEMENT's is ignored with a
  *       warning (lib/env.c).
  *   PLACE-3. Workers are bound by the worker census (lib/worker.c,
- *       WORKER-2), each on its own thread as its first act in the pool,
+ *       WORKER-1), each on its own thread as its first act in the pool,
  *       with sched_setaffinity(0, ...); each reads its mask back with
  *       sched_getaffinity and counts itself bound only when the mask is
  *       the one asked for. A worker that could not be bound runs where

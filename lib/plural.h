@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private: the noun that follows a count in the library's messages, chosen
+ * Private, header only: the noun that follows a count in the library's messages, chosen
  * by the count ("1 thread", "2 threads"). Every count of a message in lib/
  * is followed by its noun chosen so (tests/docs:log_plurals_test reads
  * lib/'s strings).

@@ -46,6 +46,7 @@
 #include "exec_set.h"
 #include "executor.h"
 #include "fault.h"
+#include "idle.h"
 #include "limits_internal.h"
 #include "log_internal.h"
 #include "placement.h"
@@ -104,8 +105,9 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
   if (RCUPL_HAVE_EXECUTOR)
     p->bind_failures = view_bind_failures; /* the set's threads are bound */
   else
-    rcupl_worker_census(p, bind ? &cpus : NULL, pl->strict,
-                        rcupl_placement_bind_worker);
+    p->bind_failures = rcupl_worker_census(
+        p->tp, p->threads, rcupl_idle_flags_of(p->manager), bind ? &cpus : NULL,
+        pl->strict, rcupl_placement_bind_worker);
   if (p->bind_failures != 0) {
     char text[64];
     rcupool_placement_format(pl, text, sizeof text);

@@ -49,7 +49,7 @@
 #include "die.h"
 #include "placement.h"
 #include "rcupool/rcupool.h"
-#include "reclaim.h"
+#include "reclaim_work.h"
 
 #include <urcu/list.h>
 

@@ -76,8 +76,4 @@ pthreadpool_t rcupool_read_lock_current(rcupool_t *m) {
 
 bool rcupl_read_ongoing(void) { return rcupl_rcu_read_ongoing() != 0; }
 
-bool rcupl_read_ongoing_quiet(void) {
-  return rcupl_rcu_read_ongoing_quiet() != 0;
-}
-
 pthreadpool_t rcupool_current(rcupool_t *m) { return rcupl_read_current_tp(m); }

@@ -19,8 +19,6 @@
 
 /* True inside a read-side section of the calling thread. */
 bool rcupl_read_ongoing(void);
-/* The same without registering the thread with liburcu (fork handlers). */
-bool rcupl_read_ongoing_quiet(void);
 
 /* rcupool_read_lock()/unlock() for the library's own use: direct calls,
  * never through the PLT of the shared library. */

@@ -57,35 +57,15 @@
  *       destroy) starts it first, before it changes anything; when it
  *       cannot be started the call returns -EAGAIN (logged) and nothing
  *       was changed. The thread, once started, runs until
- *       rcupool_finalize() stops it (RECLAIM-10), so no wait spins: each
+ *       rcupool_finalize() stops it (RECLAIM-9), so no wait spins: each
  *       is a condition wait on progress.
- *   RECLAIM-10. A stop (rcupl_reclaim_stop) waits until the queue is empty
+ *   RECLAIM-9. A stop (rcupl_reclaim_stop) waits until the queue is empty
  *       and idle, asks the thread to return, and joins it; `running` stays
  *       true until the join, so no second thread starts meanwhile, and
  *       work queued meanwhile starts a new thread right after the join.
  *       A warm pass due later waits for the next start (any queued item,
  *       kick, barrier or destroy starts the thread again).
- *   RECLAIM-9. Every grace period the library waits for is
- *       rcupl_reclaim_synchronize(), which holds gp_gate around it. Under memb
- *       fork's prepare takes gp_gate, so no grace period of the library is
- *       in flight at a fork (liburcu-memb's grace-period lock has no fork
- *       hook). Under bp liburcu-bp's own fork hook settles its locks, and
- *       the child re-initialises gp_gate, which a parent thread may have
- *       held (lib/fork.c, FORK-2).
- *   RECLAIM-11. No grace period of the library starts once the process
- *       exits: liburcu's destructors (liburcu-bp's unmaps its reader
- *       registry) run after rcupool's own (ELF runs a library's
- *       destructors before those of the libraries it depends on, and a
- *       program's before its libraries'), and a grace period running then
- *       would read freed memory. rcupool's destructor takes gp_gate and
- *       never gives it back: it waits for a grace period of the library in
- *       flight, and every later one (the reclaim thread's, a barrier's or
- *       a destroy's on a thread still running) waits on the gate until the
- *       process ends. The reclaim thread stops there; pools it had not
- *       freed are left to the process's end, like every pool alive at
- *       exit. When the exiting thread is inside a read-side section (the
- *       grace period in flight would wait for it) it takes nothing.
- */
+ * */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -93,7 +73,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "context.h"
 #include "fault.h"
+#include "grace.h"
 #include "lock.h"
 #include "log_internal.h"
 #include "manager_internal.h"
@@ -101,38 +83,18 @@
 #include "plural.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
-#include "read_internal.h"
 #include "reclaim.h"
 #include "reclaim_queue.h"
+#include "reclaim_work.h"
+#include "registry.h"
 #include "tsan.h"
-#include "urcu_flavor.h"
-#include "worker.h"
 
 struct rcupl_reclaim_queue rq = {.mu = PTHREAD_MUTEX_INITIALIZER,
                                  .wake = PTHREAD_COND_INITIALIZER,
                                  .done_cv = PTHREAD_COND_INITIALIZER,
                                  .phase = RCUPL_IDLE};
 
-static pthread_mutex_t gp_gate = PTHREAD_MUTEX_INITIALIZER; /* RECLAIM-9 */
-
-void rcupl_reclaim_synchronize(void) {
-  rcupl_mutex_lock(&gp_gate);
-  rcupl_hold_point(RCUPL_HOLD_GP_GATE);
-  rcupl_synchronize_rcu();
-  rcupl_mutex_unlock(&gp_gate);
-  RCUPL_TSAN_GP_ACQUIRE();
-}
-
 static int rcupl_reclaim_start_locked(void);
-
-/* Keeps the stores before it ahead of those after it in the memory a fork
- * copies while this thread runs (RECLAIM_FORK-2): a dmb on arm64. Not under
- * ThreadSanitizer, which models neither fences (gcc warns) nor that copy. */
-#if defined(RCUPL_TSAN)
-#define RCUPL_FORK_COPY_FENCE() ((void)0)
-#else
-#define RCUPL_FORK_COPY_FENCE() __atomic_thread_fence(__ATOMIC_RELEASE)
-#endif
 
 /* WARM-4: the pass the thread runs (lib/warm.c's, set at load). */
 static uint64_t (*rcupl_reclaim_pass)(void);
@@ -208,13 +170,13 @@ void rcupl_reclaim_warm_kick(uint64_t due) {
 static void *rcupl_reclaim_main(void *unused) {
   rcupl_thread_set_name("rcupool-reclaim");
   (void)unused;
-  rcupl_worker_mark_reclaim_thread();
+  rcupl_context_mark_reclaim_thread();
   rcupl_mutex_lock(&rq.mu);
   rq.ready = true;
   rcupl_cond_broadcast(&rq.done_cv);
   for (;;) {
     bool work = rcupl_reclaim_wait_work_locked();
-    if (rq.stopping && rq.head == NULL) break; /* RECLAIM-10 */
+    if (rq.stopping && rq.head == NULL) break; /* RECLAIM-9 */
     if (!work) {
       rcupl_reclaim_warm_pass_unlocked(); /* WARM-4: due, no work queued */
       continue;
@@ -228,7 +190,7 @@ static void *rcupl_reclaim_main(void *unused) {
     rq.phase = RCUPL_GP;
     rcupl_mutex_unlock(&rq.mu);
 
-    rcupl_reclaim_synchronize();
+    rcupl_grace_synchronize();
 
     rcupl_mutex_lock(&rq.mu);
     while (rq.forks_pending != 0) rcupl_cond_wait(&rq.wake, &rq.mu); /* -7 */
@@ -245,7 +207,7 @@ static void *rcupl_reclaim_main(void *unused) {
     }
     rcupl_reclaim_note_position(NULL, NULL, 0);
     if (rq.unlinked != NULL) {
-      rcupl_reclaim_synchronize(); /* RECLAIM-7 */
+      rcupl_grace_synchronize(); /* RECLAIM-7 */
       rcupl_reclaim_free_unlinked();
     }
     rcupl_mutex_lock(&rq.mu);
@@ -269,7 +231,7 @@ static int rcupl_reclaim_start_locked(void) {
     rcupl_cond_init_monotonic(&rq.wake);
     rq.wake_monotonic = true;
   }
-  /* Joinable: rcupl_reclaim_stop() joins it (RECLAIM-10); never joined
+  /* Joinable: rcupl_reclaim_stop() joins it (RECLAIM-9); never joined
    * otherwise, as it runs until the process exits. */
   int err = rcupl_fault(RCUPL_FAULT_RECLAIM_THREAD)
                 ? EAGAIN
@@ -433,24 +395,4 @@ int rcupl_reclaim_wait_queued(void) {
   }
   rcupl_mutex_unlock(&rq.mu);
   return err;
-}
-
-/* RECLAIM-11. Runs at exit() (or when a copy of the library that can be
- * unloaded is), before liburcu's destructors. */
-__attribute__((destructor)) static void rcupl_reclaim_at_exit(void) {
-  if (rcupl_read_ongoing_quiet()) return;
-  rcupl_mutex_lock(&gp_gate); /* never unlocked */
-}
-
-/* The grace-period gate's part of fork (called by lib/fork.c's handlers
- * only; the rest of the fork part is lib/reclaim_fork.c). */
-void rcupl_reclaim_fork_gate_prepare(void) { rcupl_mutex_lock(&gp_gate); }
-void rcupl_reclaim_fork_gate_parent(void) { rcupl_mutex_unlock(&gp_gate); }
-void rcupl_reclaim_fork_gate_child(bool taken) {
-  if (taken) {
-    rcupl_mutex_unlock(&gp_gate);
-  } else {
-    /* bp: a thread of the parent may have held it; none exists here. */
-    rcupl_mutex_init(&gp_gate);
-  }
 }

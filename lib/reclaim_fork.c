@@ -4,7 +4,7 @@
  * only: a fork waits out a batch in CALLBACKS (but for RECLAIM_FORK-2's bp
  * case), and the child queues again what its parent's thread left
  * unfinished. The queue is reclaim.c's (lib/reclaim_queue.h); the
- * grace-period gate's fork calls stay beside the gate there (RECLAIM-9).
+ * grace-period gate's fork calls stay beside the gate there (GRACE-1).
  *
  * Invariants kept here (the reclaim thread's others are lib/reclaim.c's,
  * and BARRIER-1 is lib/barrier.c's):
@@ -47,7 +47,9 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
+#include "reclaim_fork.h"
 #include "reclaim_queue.h"
+#include "reclaim_work.h"
 #include "tsan.h"
 
 /* A fork child's item for the memory of a pool its parent's batch had
@@ -100,7 +102,7 @@ void rcupl_reclaim_fork_child(void) {
   rcupl_cond_init(&rq.done_cv);
   rq.running = false;
   rq.ready = false;
-  rq.stopping = false;  /* a stop of the parent's (RECLAIM-10) */
+  rq.stopping = false;  /* a stop of the parent's (RECLAIM-9) */
   rq.forks_pending = 0; /* other threads' forks do not exist here */
   rq.warm_due = 0;      /* the next kick asks again (WARM-4) */
   if (rq.phase == RCUPL_GP && rq.batch != NULL) {

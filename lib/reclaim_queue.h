@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to the reclaim thread's files: the queue's state, defined in
- * lib/reclaim.c and shared with lib/reclaim_fork.c (the fork handlers'
- * part, RECLAIM_FORK-1 and -2, which takes the queue over in a child), and the
- * wait lib/barrier.c drains with. No other file includes it.
+ * Private, header only (no .c of its own): the reclaim thread's queue
+ * state, defined in lib/reclaim.c and shared with lib/reclaim_fork.c (the
+ * fork handlers' part, RECLAIM_FORK-1 and -2, which takes the queue over
+ * in a child). No other file includes it.
  */
 #ifndef RCUPOOL_LIB_RECLAIM_QUEUE_H
 #define RCUPOOL_LIB_RECLAIM_QUEUE_H
@@ -12,7 +12,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "reclaim.h"
+#include "reclaim_work.h"
+
+/* Keeps the stores before it ahead of those after it in the memory a fork
+ * copies while this thread runs (RECLAIM_FORK-2): a dmb on arm64. Not under
+ * ThreadSanitizer, which models neither fences (gcc warns) nor that copy. */
+#if defined(RCUPL_TSAN)
+#define RCUPL_FORK_COPY_FENCE() ((void)0)
+#else
+#define RCUPL_FORK_COPY_FENCE() __atomic_thread_fence(__ATOMIC_RELEASE)
+#endif
 
 enum { RCUPL_IDLE = 0, RCUPL_GP = 1, RCUPL_CALLBACKS = 2 };
 
@@ -46,7 +55,7 @@ struct rcupl_reclaim_queue {
   int phase;
   bool running;
   bool ready; /* the thread has started and waits for work (RECLAIM_FORK-1) */
-  /* RECLAIM-10: the thread (joinable) while running, and the stop asked
+  /* RECLAIM-9: the thread (joinable) while running, and the stop asked
    * by rcupl_reclaim_stop(). */
   pthread_t thread;
   bool stopping;
@@ -84,9 +93,5 @@ static inline void rcupl_reclaim_commit(void) {
   unsigned cur = __atomic_load_n(&rq.pos, __ATOMIC_RELAXED);
   __atomic_store_n(&rq.slot[cur].committed, true, __ATOMIC_RELEASE);
 }
-
-/* rcupl_reclaim_drain()'s wait (barrier.c): until every item queued before
- * the call has run (RECLAIM-6); reclaim.c says more. */
-int rcupl_reclaim_wait_queued(void);
 
 #endif /* RCUPOOL_LIB_RECLAIM_QUEUE_H */

@@ -45,6 +45,7 @@
 #include "fault.h"
 #include "limits_internal.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "placement.h"
@@ -52,6 +53,8 @@
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
+#include "reclaim_work.h"
+#include "registry.h"
 #include "reset.h"
 #include "warm.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The liburcu flavour, chosen at build time (//lib/deps:urcu), behind one
+ * Private, header only: the liburcu flavour, chosen at build time (//lib/deps:urcu), behind one
  * set of names. Only lib/ includes this header; the public header never
  * exposes liburcu, so users compile against rcupool alone.
  *
@@ -32,16 +32,11 @@
 
 #include <urcu/urcu-memb.h>
 
+#include "memb.h"
+
 #define RCUPL_URCU_FLAVOR_NAME "memb"
 #define rcupl_rcu_read_ongoing urcu_memb_read_ongoing
-#define rcupl_rcu_read_ongoing_quiet urcu_memb_read_ongoing
 #define rcupl_synchronize_rcu urcu_memb_synchronize_rcu
-
-/* Depth of this thread's sections under a registration rcupool made
- * (lib/memb.c); 0 when the thread is not registered by rcupool. */
-extern __thread unsigned rcupl_memb_owned_depth;
-void rcupl_memb_register_for_section(void);
-void rcupl_memb_unregister_after_section(void);
 
 static inline void rcupl_rcu_read_lock(void) {
   if (__builtin_expect(rcupl_memb_owned_depth != 0, 0))
@@ -64,10 +59,7 @@ static inline void rcupl_rcu_read_unlock(void) {
 }
 
 /* liburcu-memb has no fork hooks of its own for its registry; these are
- * rcupool's (lib/memb.c, MEMB-4), per copy of the library. */
-void rcupl_memb_fork_prepare(void);
-void rcupl_memb_fork_parent(void);
-void rcupl_memb_fork_child(void);
+ * rcupool's (lib/memb.h). */
 static inline void rcupl_rcu_fork_prepare(void) { rcupl_memb_fork_prepare(); }
 static inline void rcupl_rcu_fork_parent(void) { rcupl_memb_fork_parent(); }
 static inline void rcupl_rcu_fork_child(void) { rcupl_memb_fork_child(); }
@@ -99,11 +91,6 @@ static inline bool rcupl_rcu_reader_ready(void) {
   return URCU_TLS(urcu_bp_reader) != NULL;
 }
 
-/* Like urcu_bp_read_ongoing(), but never registers the thread (which takes
- * liburcu-bp's registry lock: not in a fork handler). */
-static inline int rcupl_rcu_read_ongoing_quiet(void) {
-  return URCU_TLS(urcu_bp_reader) != NULL && urcu_bp_read_ongoing();
-}
 static inline void rcupl_rcu_read_unlock(void) { urcu_bp_read_unlock(); }
 
 /* urcu-bp keeps a registry of reader threads (and its grace-period lock)

@@ -76,12 +76,15 @@
 
 #include "clock.h"
 #include "lock.h"
+#include "log_deliver.h"
 #include "log_internal.h"
 #include "manager_internal.h"
 #include "managers.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "reclaim.h"
+#include "reclaim_work.h"
+#include "registry.h"
 #include "warm.h"
 
 /* Passes are at least this far apart, so a short warm_ms with a pool held

@@ -1,24 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Which threads are rcupool's: the task depth of the calling thread, "am I
- * a worker of an rcupool pool", the worker census that records a new
- * pool's workers, and "am I the reclaim thread". Asked by every file that
- * must not wait for itself or run user code on a library thread (dispatch,
- * barrier and destroy, the log, memb's fork lock); this file calls no other
- * file of lib/ but names.c.
+ * The workers of rcupool's pools: the worker census that records a new
+ * pool's workers (as in a task: lib/context.c, CONTEXT-1), names them and
+ * binds them. Called by lib/pool.c as it creates a pool.
  *
  * Invariants kept here:
- *   WORKER-1. A thread is "in a task" (rcupl_in_task) when it runs a task
- *       dispatched by rcupool (task_depth > 0: every task of
- *       rcupool_parallelize_1d() runs through rcupl_task_run()) or is a worker
- *       thread of any rcupool pool (worker_of != NULL: set once on each
- *       worker when its pool is created, WORKER-2): every code a worker runs
- *       is some task, whoever dispatched it (rcupool, XNNPACK, the user's
- *       own pthreadpool call). A nested rcupool_parallelize_1d() there runs
- *       inline, and barrier and destroy return -EDEADLK. Not detected: the
- *       thread that itself called pthreadpool_parallelize_*() directly on
- *       an rcupool pool, while it runs its own share of the tasks (docs/misuse.md).
- *   WORKER-2. rcupl_worker_census() runs one task per thread of the new pool
+ *   WORKER-1. rcupl_worker_census() runs one task per thread of the new pool
  *       (pthreadpool hands each thread of a 1d call of `threads` items its
  *       own item first; each item waits until all have started), and every
  *       thread but the creating one records itself and takes its worker
@@ -40,45 +27,20 @@
  *       late lost it to a thread that had finished waiting: that thread
  *       renamed and bound itself again, and the late worker was never
  *       marked, named or bound; a nested parallel call on it would then
- *       not run inline, WORKER-1.) The wait is a pool start's, like
+ *       not run inline, CONTEXT-1.) The wait is a pool start's, like
  *       pthreadpool_create()'s own for its workers.
- *   WORKER-3. The reclaim thread marks itself as its first act after its
- *       name (lib/reclaim.c), before it takes any item; no other thread is
- *       ever marked.
- */
+ * */
+#include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 
-#include "idle.h"
+#include "context.h"
 #include "names.h"
-#include "pool.h"
 #include "rcupool/rcupool.h"
 #include "tsan.h"
 #include "worker.h"
 
-static __thread unsigned task_depth;
-static __thread const struct rcupl_pool *worker_of;
-static __thread bool on_reclaim_thread;
-static __thread bool on_set_thread;
-
-bool rcupl_in_task(void) {
-  return task_depth != 0 || worker_of != NULL || on_set_thread;
-}
-
-void rcupl_worker_mark_set_thread(void) { on_set_thread = true; }
-
-void rcupl_worker_mark_reclaim_thread(void) { on_reclaim_thread = true; }
-
-bool rcupl_worker_on_reclaim_thread(void) { return on_reclaim_thread; }
-
-void rcupl_task_run(pthreadpool_task_1d_t task, void *ctx, size_t begin,
-                    size_t end) {
-  task_depth++;
-  for (size_t i = begin; i < end; i++) task(ctx, i);
-  task_depth--;
-}
-
 struct rcupl_census {
-  const struct rcupl_pool *pool;
   pthread_t creator;
   size_t threads;
   size_t arrived;                  /* atomic */
@@ -97,7 +59,7 @@ static void rcupl_census_task(void *arg, size_t i) {
   struct rcupl_census *c = arg;
   RCUPL_TSAN_ACQUIRE(&c->start);
   if (!pthread_equal(pthread_self(), c->creator)) {
-    worker_of = c->pool;
+    rcupl_context_mark_worker();
     rcupl_thread_name_worker(i, c->threads);
     size_t k = __atomic_fetch_add(&c->workers, 1, __ATOMIC_RELAXED);
     if (c->cpus != NULL && c->bind(c->cpus, c->strict, k))
@@ -105,27 +67,26 @@ static void rcupl_census_task(void *arg, size_t i) {
   }
   __atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
   /* Hold this thread until every thread has taken its own item, so no
-   * thread takes two (WORKER-2: no deadline). */
+   * thread takes two (WORKER-1: no deadline). */
   while (__atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < c->threads)
     sched_yield();
   RCUPL_TSAN_RELEASE(&c->end);
 }
 
-void rcupl_worker_census(struct rcupl_pool *p, const struct rcupl_cpuset *cpus,
-                         bool strict, rcupl_worker_bind_fn bind) {
-  if (p->threads <= 1) return;
-  struct rcupl_census c = {.pool = p,
-                           .creator = pthread_self(),
-                           .threads = p->threads,
+size_t rcupl_worker_census(pthreadpool_t tp, size_t threads, uint32_t flags,
+                           const struct rcupl_cpuset *cpus, bool strict,
+                           rcupl_worker_bind_fn bind) {
+  if (threads <= 1) return 0;
+  struct rcupl_census c = {.creator = pthread_self(),
+                           .threads = threads,
                            .arrived = 0,
                            .cpus = cpus,
                            .strict = strict,
                            .bind = bind};
   RCUPL_TSAN_RELEASE(&c.start);
-  pthreadpool_parallelize_1d(p->tp, rcupl_census_task, &c, p->threads,
-                             rcupl_idle_flags_of(p->manager));
+  pthreadpool_parallelize_1d(tp, rcupl_census_task, &c, threads, flags);
   RCUPL_TSAN_ACQUIRE(&c.end);
-  if (cpus != NULL) /* every task has returned: the counts are final */
-    p->bind_failures =
-        p->threads - 1 - __atomic_load_n(&c.bound, __ATOMIC_ACQUIRE);
+  if (cpus == NULL) return 0;
+  /* every task has returned: the counts are final */
+  return threads - 1 - __atomic_load_n(&c.bound, __ATOMIC_ACQUIRE);
 }

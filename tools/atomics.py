@@ -30,6 +30,8 @@ import os
 import re
 import sys
 
+from c_source import strip_comments_and_strings
+
 SOURCES = ("lib", "include/rcupool/inline.h")
 EXTENSIONS = (".c", ".h", ".cc", ".cpp", ".hpp")
 TABLE = "docs/design.md"
@@ -48,33 +50,6 @@ DEFINE = re.compile(r"^#\s*define\s+(\w+)")
 FUNCTION = re.compile(r"^[A-Za-z_][\w\s\*]*?\b(\w+)\s*\(")
 
 
-def strip_comments(text):
-    """The text with comments and string literals blanked (lines kept)."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("\n" * text.count("\n", i, j))
-            i = j
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append('""')
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def operation(name):
     for prefix in ("__atomic_", "__sync_", "atomic_"):
         if name.startswith(prefix):
@@ -90,7 +65,7 @@ def operation(name):
 def sites_of(path, rel):
     """[(rel, function, operation, order, line)] of one file."""
     with open(path, encoding="utf-8") as f:
-        text = strip_comments(f.read())
+        text = strip_comments_and_strings(f.read())
     lines = text.split("\n")
     function = "(file scope)"
     found = []

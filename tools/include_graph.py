@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""usage: include_graph.py [--list] [FILE...]
+"""usage: include_graph.py [--list] [--layers] [--units] [FILE...]
 
 The include graph of lib/: which file of lib/ uses which, through the
 private headers each file includes. Fails (exit 1) on a circle, or on an
@@ -30,6 +30,14 @@ uses is declared or defined by a header it includes itself (no name
 reached through another header's include). With the rule, a file's
 includes are its arrows, grouped by header.
 
+The header rule, one header per unit: a private header x.h (or
+x_internal.h) is the interface of x.c alone and declares only functions
+and variables that x.c defines (a "misplaced declaration" otherwise). A
+header with no .c of its own declares none of lib/'s functions and says
+"header only" in its opening comment (shared types, inline code);
+testing.h, the private test hooks of every unit, is the one exception.
+A unit is a .c file with its headers, or a header-only header.
+
 A circle is a set of two or more files that reach each other by arrows (a
 strongly connected component). The check wants none: the files of lib/
 then have an order in which every arrow points to a file before its
@@ -38,15 +46,23 @@ that close a circle in a depth-first walk (files and arrows in name
 order); there are none when there is no circle.
 
   --list    print every arrow, "F -> G  (names)", before the summary
+  --layers  print only the files bottom up (docs/layout.md's table of
+            lib/'s layers): layer 0 uses no other file, a file of layer i
+            only files of layers below i (a header of prototypes only
+            stands for its .c file and is left out)
+  --units   print the circles of the units' graph (a .c file merged with
+            its headers); reported, not yet a failure
   -h, --help  this text
 
-Exit status: 0 with no circle and no include fault, 1 otherwise, 2 on a
-bad argument.
+Exit status: 0 with no circle, back arrow, misplaced declaration or
+include fault, 1 otherwise, 2 on a bad argument.
 """
 
 import os
 import re
 import sys
+
+from c_source import strip_comments_and_strings
 
 IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 KEYWORDS = {
@@ -56,33 +72,6 @@ KEYWORDS = {
     "_Alignas", "_Static_assert", "__thread", "__attribute__", "__asm__",
     "return", "if", "else", "while", "for", "do", "sizeof",
 }
-
-
-def strip_comments_and_strings(text):
-    """The text without comments, string and character literals (each
-    replaced by a space or an empty literal), line breaks kept."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("\n" * text.count("\n", i, j) or " ")
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + c)
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def split_preprocessor(text):
@@ -180,6 +169,7 @@ def definitions(path, text):
     body, macros = split_preprocessor(strip_comments_and_strings(text))
     is_header = path.endswith(".h")
     defined, declared, used = set(), set(), set()
+    protos = set()  # functions and variables declared, not defined
     for name, mbody in macros:
         used.update(IDENT.findall(mbody))
         if is_header and not re.match(r"RCUPOOL_LIB_\w+_H$", name):
@@ -231,11 +221,13 @@ def definitions(path, text):
             for n in re.findall(r"(\w+)\s*(?:\[[^]]*\])?\s*(?:__asm__|__attribute__|$)", h):
                 if n not in KEYWORDS:
                     declared.add(n)
+                    protos.add(n)
             continue
         if "(" in h and not re.search(r"__asm__\s*\(", h) and not re.search(r"=", h):
             name = function_name(h)  # a prototype
             if name:
                 declared.add(name)
+                protos.add(name)
             continue
         if static and not is_header:
             continue
@@ -244,7 +236,117 @@ def definitions(path, text):
         names = [n for n in IDENT.findall(decl) if n not in KEYWORDS]
         if names:
             defined.add(names[-1])
-    return defined, declared, used - defined
+    return defined, declared, used - defined, protos
+
+
+SHARED_HOOKS = "testing.h"
+
+
+def opening(text):
+    """The first comment of a file (its description)."""
+    m = re.search(r"/\*.*?\*/\s*/\*(.*?)\*/", text, re.S)
+    return m.group(1) if m else ""
+
+
+def layering(nodes, arrows):
+    """The units bottom up: layer 0 calls no other unit, and every unit
+    of layer i calls only units of layers below i (its longest path down).
+    Units of a circle are left out."""
+    depth = {}
+
+    def down(u, seen):
+        if u in depth:
+            return depth[u]
+        if u in seen:
+            return None
+        seen.add(u)
+        ds = [down(g, seen) for g in arrows[u]]
+        seen.discard(u)
+        if any(d is None for d in ds):
+            return None
+        depth[u] = 1 + max(ds, default=-1)
+        return depth[u]
+
+    for u in nodes:
+        down(u, set())
+    out = []
+    for u in sorted(nodes):
+        if depth.get(u) is not None:
+            while len(out) <= depth[u]:
+                out.append([])
+            out[depth[u]].append(u)
+    return out
+
+
+def circles(nodes, arrows):
+    """The strongly connected components of two or more nodes (Tarjan),
+    in name order."""
+    index, low, stack, on, sccs = {}, {}, [], set(), []
+    counter = [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(arrows[v]):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in nodes:
+        if v not in index:
+            strong(v)
+    return sccs
+
+
+def back_arrows(nodes, arrows):
+    """The arrows that close a circle in a depth-first walk in name
+    order."""
+    state, back = {}, []
+
+    def walk(v):
+        state[v] = 1
+        for w in sorted(arrows[v]):
+            if state.get(w) == 1:
+                back.append((v, w))
+            elif w not in state:
+                walk(w)
+        state[v] = 2
+
+    for v in nodes:
+        if v not in state:
+            walk(v)
+    return back
+
+
+def layer_lines(layers, width=76):
+    """The layers as docs/layout.md's table: "layer N  files", wrapped at
+    `width` columns under the first file."""
+    lines = []
+    for i, layer in enumerate(layers):
+        head = f"layer {i:<2}  "
+        line = head
+        for f in layer:
+            if len(line) + len(f) > width and line.strip() != head.strip():
+                lines.append(line.rstrip())
+                line = " " * len(head)
+            line += f + " "
+        lines.append(line.rstrip())
+    return lines
 
 
 def members(text):
@@ -266,6 +368,8 @@ def members(text):
 
 def main(argv):
     listing = False
+    layers = False
+    show_units = False
     files = []
     for arg in argv:
         if arg in ("-h", "--help"):
@@ -273,6 +377,10 @@ def main(argv):
             return 0
         if arg == "--list":
             listing = True
+        elif arg == "--layers":
+            layers = True
+        elif arg == "--units":
+            show_units = True
         elif arg.startswith("-"):
             print(f"include_graph.py: unknown option {arg} "
                   "(see tools/include_graph.py --help)", file=sys.stderr)
@@ -298,8 +406,9 @@ def main(argv):
     member_of = {} # header -> struct member names
     fields = {}    # struct tag -> member names
     uses = {}
+    protos = {}    # file -> the functions and variables it declares
     for f in files_:
-        defined, declared, uses[f] = definitions(f, text[f])
+        defined, declared, uses[f], protos[f] = definitions(f, text[f])
         for n in defined:
             definer.setdefault(n, set()).add(f)
         structs = members(text[f])
@@ -345,58 +454,71 @@ def main(argv):
                 faults.append(f"{f} uses {n} without including "
                               f"{' or '.join(sorted(hs))}")
 
-    # Circles: strongly connected components (Tarjan), in name order.
-    index, low, stack, on, sccs = {}, {}, [], set(), []
-    counter = [0]
+    # Units: a .c file with the private headers that are its interface
+    # (x.h or x_internal.h for x.c); a header with no .c of its own is a
+    # unit alone ("header only" in its opening comment), and so is
+    # testing.h, the test hooks of every unit.
+    stems = {f[:-2] for f in files_ if f.endswith(".c")}
 
-    def strong(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(arrows[v]):
-            if w not in index:
-                strong(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                sccs.append(sorted(comp))
+    def owner(h):
+        stem = h[:-2]
+        for s in (stem, stem[:-len("_internal")] if stem.endswith("_internal")
+                  else None):
+            if s and s in stems:
+                return s + ".c"
+        return None
 
-    sys.setrecursionlimit(10000)
-    for v in nodes:
-        if v not in index:
-            strong(v)
+    unit_of = {}
+    for f in files_:
+        if f.endswith(".c"):
+            unit_of[f] = f[:-2]
+        else:
+            o = owner(f) if f != SHARED_HOOKS else None
+            unit_of[f] = o[:-2] if o else f
 
-    # Back arrows of a depth-first walk in name order.
-    state, back = {}, []
+    # The one-header-per-unit rule: a private header declares only what
+    # its own .c file defines.
+    misplaced = []
+    for h in files_:
+        if not h.endswith(".h") or h == SHARED_HOOKS:
+            continue
+        o = owner(h)
+        if o is None and not re.search(r"header only", opening(text[h]), re.I):
+            misplaced.append(f"{h} is no .c file's header and does not say "
+                             f"it is header only")
+        for n in sorted(protos[h]):
+            where = sorted(g for g in definer.get(n, ()) if g.endswith(".c"))
+            if where and o not in where:
+                whose = f"{o}'s header" if o else "header only"
+                misplaced.append(f"{h} ({whose}) declares {n}, defined in "
+                                 f"{' '.join(where)}")
 
-    def walk(v):
-        state[v] = 1
-        for w in sorted(arrows[v]):
-            if state.get(w) == 1:
-                back.append((v, w))
-            elif w not in state:
-                walk(w)
-        state[v] = 2
-
-    for v in nodes:
-        if v not in state:
-            walk(v)
+    nodes = sorted(set(unit_of.values()))
+    unit_arrows = {u: {} for u in nodes}
+    for f in files_:
+        for g, names in arrows[f].items():
+            if unit_of[f] != unit_of[g]:
+                unit_arrows[unit_of[f]].setdefault(unit_of[g], []).extend(
+                    n for n in names
+                    if n not in unit_arrows[unit_of[f]].get(unit_of[g], []))
+    units, unit_arrows = nodes, unit_arrows
+    nodes = files_
+    sccs, back = circles(nodes, arrows), back_arrows(nodes, arrows)
+    unit_sccs = circles(units, unit_arrows)
 
     total = sum(len(a) for a in arrows.values())
     if listing:
         for f in nodes:
             for g in sorted(arrows[f]):
                 print(f"{f} -> {g}  ({', '.join(arrows[f][g])})")
+    if layers:
+        # A header of prototypes only stands for its .c file: left out.
+        defines = {g for gs in definer.values() for g in gs}
+        shown = [f for f in nodes if f.endswith(".c") or f in defines]
+        for line in layer_lines([[f for f in layer if f in shown]
+                                 for layer in layering(nodes, arrows)]):
+            print(line)
+        return 0 if not (sccs or back or misplaced or faults) else 1
     for comp in sccs:
         print(f"circle: {' '.join(comp)}")
         for f in comp:
@@ -405,13 +527,24 @@ def main(argv):
                     print(f"  {f} -> {g}  ({', '.join(arrows[f][g])})")
     for v, w in back:
         print(f"back arrow: {v} -> {w}")
+    if show_units:
+        for comp in unit_sccs:
+            print(f"unit circle: {' '.join(comp)}")
+            for u in comp:
+                for g in sorted(unit_arrows[u]):
+                    if g in comp:
+                        print(f"  {u} -> {g}  "
+                              f"({', '.join(sorted(unit_arrows[u][g]))})")
+    for m in misplaced:
+        print(f"misplaced: {m}")
     for fault in faults:
         print(f"include: {fault}")
     print(f"include_graph.py: {len(nodes)} files, {total} arrows, "
           f"{len(back)} back arrows, {len(sccs)} circles, "
-          f"{len(faults)} include faults")
-    return 1 if sccs or faults else 0
-
+          f"{len(misplaced)} misplaced declarations, "
+          f"{len(faults)} include faults; {len(units)} units, "
+          f"{len(unit_sccs)} unit circles (--units; not yet a failure)")
+    return 1 if sccs or back or misplaced or faults else 0
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

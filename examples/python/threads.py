@@ -21,5 +21,5 @@ def step():
 assert step() == 2 and rcupool.stats().pins == 0
 print("trimmed", rcupool.trim())   # free the warm pools now (going quiet); returns how many
 print("version", rcupool.__version__)  # "0.1.0": the loaded library's rcupool_version()
-print("headers", rcupool.get_include())  # rcupool/: the 13 public headers
+print("headers", rcupool.get_include())  # rcupool/: the 20 public headers
 print("library", rcupool.get_library_dir())  # librcupool.so.0 (and librcupool_xnnpack.so.0)

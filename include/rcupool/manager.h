@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rcupool/manager.h: the manager: create, destroy, the default manager,
- * reset, the idle policy and the barrier.
+ * rcupool/manager.h: the manager: its options, create, destroy, the
+ * default manager, finalize, reset, its count, generation, default rule
+ * and placement. Its idle policy is rcupool/idle.h's, following the CPU
+ * limits rcupool/follow.h's, warm widths and trim rcupool/warm.h's, the
+ * barrier rcupool/barrier.h's.
  *
  * Part of <rcupool/rcupool.h>, which includes it: include that.
  */
@@ -12,7 +15,10 @@
 #include <stdint.h>
 
 #include <rcupool/common.h>
+#include <rcupool/follow.h>
+#include <rcupool/idle.h>
 #include <rcupool/placement.h>
+#include <rcupool/warm.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,58 +26,6 @@ extern "C" {
 
 /* Environment variable read by rcupool_default() for its default size. */
 #define RCUPOOL_ENV_NUM_THREADS "RCUPOOL_NUM_THREADS"
-
-/* A pool manager. Opaque. (The tag is not `struct rcupool`: C++ users have
- * `namespace rcupool`, <rcupool/rcupool.hpp>, and a tag of the same name
- * in the global scope would clash with it.) */
-typedef struct rcupool_manager rcupool_t;
-
-/*
- * What a pool's worker threads do after a job until the next one comes (the
- * manager's idle policy). pthreadpool's workers spin (busy-wait) for a while
- * before they sleep, so a job that follows soon finds them awake, and the
- * CPU they spin on is lost to every other thread; yielding workers go to
- * sleep at once. benchmarks/README.md ("Idle workers") has both sides measured.
- */
-typedef enum rcupool_idle {
-  /* The library's choice: RCUPOOL_IDLE_YIELD. */
-  RCUPOOL_IDLE_DEFAULT = 0,
-  /* Spin after each job, then sleep: pthreadpool's own behaviour. */
-  RCUPOOL_IDLE_SPIN = 1,
-  /* Sleep right after each job: PTHREADPOOL_FLAG_YIELD_WORKERS on every
-   * pthreadpool call rcupool makes, XNN_FLAG_YIELD_WORKERS on the runtimes
-   * of its XNNPACK backend (which yield after their last operator only). */
-  RCUPOOL_IDLE_YIELD = 2,
-} rcupool_idle_t;
-
-/*
- * Following the CPU limits. A manager whose count is the default (created
- * with threads 0, and never reset to a chosen count since, or reset to 0
- * again) follows the calling threads' affinity mask, the cgroup CPU quota
- * (v1 and v2, every level) and the CPUs online while the process runs: a
- * parallel call on it (rcupool_parallelize_1d() outside a scope) that
- * starts at least RCUPOOL_FOLLOW_PERIOD_MS after the last check looks at
- * them again, and when the default count changed resets the manager to
- * it, after its own work is done (an ordinary reset: loaded methods keep
- * their pool and see rcupool_pin_is_current() false). Nothing else looks:
- * no timer, no thread; the read side, pin and unpin never do.
- * rcupool_follow_now() checks at once. Each change is logged at info level
- * ("default size 2 -> 1: affinity mask 2 -> 1 CPUs") and counted (stats:
- * follows). A count the application chose (rcupool_reset(m, n), n > 0, or
- * created with threads > 0, or RCUPOOL_NUM_THREADS) never changes.
- */
-typedef enum rcupool_follow {
-  /* The library's choice: on (RCUPOOL_FOLLOW=0 turns it off for the
-   * default manager). */
-  RCUPOOL_FOLLOW_DEFAULT = 0,
-  RCUPOOL_FOLLOW_ON = 1,
-  RCUPOOL_FOLLOW_OFF = 2,
-} rcupool_follow_t;
-#define RCUPOOL_FOLLOW_PERIOD_MS 1000u
-
-/* Environment variable read by rcupool_default() for its idle policy:
- * "spin" or "yield" (docs/environment.md). */
-#define RCUPOOL_ENV_IDLE "RCUPOOL_IDLE"
 
 /* Options for rcupool_create(). A zero-initialised struct means defaults. */
 typedef struct rcupool_options {
@@ -136,17 +90,6 @@ typedef struct rcupool_options {
  * Both are capped by the cgroup CPU quota, rounded up. */
 #define RCUPOOL_DEFAULT_RULE_CORES 0
 #define RCUPOOL_DEFAULT_RULE_PROCESSORS 1
-
-#define RCUPOOL_WARM_MS_DEFAULT 1000u
-#define RCUPOOL_WARM_POOLS_DEFAULT 8u
-#define RCUPOOL_WARM_NONE UINT32_MAX
-/* The longest warm_ms accepted: one hour. */
-#define RCUPOOL_WARM_MS_MAX 3600000u
-/* Environment variables read by rcupool_default() for its warm widths:
- * milliseconds in 1..RCUPOOL_WARM_MS_MAX, and a pool count (0: none)
- * (docs/environment.md). */
-#define RCUPOOL_ENV_WARM_MS "RCUPOOL_WARM_MS"
-#define RCUPOOL_ENV_WARM_POOLS "RCUPOOL_WARM_POOLS"
 
 /*
  * Creates a manager with a first pool of opts->threads threads.
@@ -315,24 +258,6 @@ RCUPOOL_API size_t rcupool_threads(rcupool_t *m);
 RCUPOOL_API uint64_t rcupool_generation(rcupool_t *m);
 
 /*
- * Sets m's idle policy (rcupool_idle_t); RCUPOOL_IDLE_DEFAULT restores the
- * library's. The default manager is created implicitly: this is how its
- * policy is chosen. The policy applies to every pthreadpool call that
- * starts after this returns: rcupool_parallelize_1d() on m (in a scope or
- * not, so also the ExecuTorch stand-in's run()) and the worker census of
- * m's new pools; and to the XNNPACK backend's runtimes created or refreshed
- * after it (XNNPACK fixes a runtime's flags at creation, so a runtime keeps
- * the policy it was made with). A pthreadpool_parallelize_*() the caller
- * makes directly on a pinned pool passes its own flags.
- * Returns: 0, or -EINVAL when m is NULL or idle is not a value of
- *   rcupool_idle_t (the policy is unchanged).
- * Threads: any.
- * Blocks: no (one atomic store).
- * Lifetime: no pointers kept.
- */
-RCUPOOL_API int rcupool_set_idle(rcupool_t *m, rcupool_idle_t idle);
-
-/*
  * Sets the rule of m's default count (RCUPOOL_DEFAULT_RULE_CORES or
  * RCUPOOL_DEFAULT_RULE_PROCESSORS), for every later computation of it:
  * rcupool_reset(m, 0), the following of the CPU limits, a sized pin of 0.
@@ -361,73 +286,6 @@ RCUPOOL_API int rcupool_set_default_rule(rcupool_t *m, int rule);
 RCUPOOL_API int rcupool_default_rule(rcupool_t *m);
 
 /*
- * m's idle policy.
- * Returns: RCUPOOL_IDLE_SPIN or RCUPOOL_IDLE_YIELD (never DEFAULT, which
- *   stands for one of them); RCUPOOL_IDLE_DEFAULT if m is NULL.
- * Threads: any.
- * Blocks: no (one atomic load).
- * Lifetime: no pointers kept.
- */
-RCUPOOL_API rcupool_idle_t rcupool_idle(rcupool_t *m);
-
-/*
- * Waits until every pool of m that can be freed has been freed: every pool
- * that is not current, whose grace period has elapsed, that holds no pin
- * and that m does not keep warm (rcupool_set_warm(): a warm pool goes once
- * unused for warm_ms, beyond warm_pools, or at rcupool_trim()). Pools still
- * pinned stay alive. Meant for tests, shutdown and dlclose.
- *
- * Returns: 0, or -EINVAL (m NULL), or -EDEADLK where it would wait for
- *   itself: inside a read-side section, inside a task of
- *   rcupool_parallelize_1d() (of any manager), or on any worker thread of
- *   an rcupool pool (whatever it runs). Not detected, as for
- *   rcupool_destroy(): a task pthreadpool runs on the thread that called
- *   pthreadpool_parallelize_*() directly. -EAGAIN when the library's
- *   reclaim thread is not running and cannot be started (a thread limit):
- *   it returns at once (logged) instead of waiting; the frees wait for a
- *   later call.
- * Threads: any thread but those above.
- * Blocks: yes (until the reclaim thread has run every item queued before
- *   the call: a grace period, and for a batch that frees a pool a second
- *   one and the joins of its workers; while the thread runs, never a busy
- *   wait).
- * Lifetime: no pointers kept.
- */
-RCUPOOL_API int rcupool_barrier(rcupool_t *m);
-
-/*
- * Sets how long m keeps a warm pool (a pool that is not current and holds
- * no pin, kept for the next pin, scope or reset of its width) and how many
- * it keeps: warm_ms and warm_pools as in rcupool_options_t (0: the
- * default; warm_pools RCUPOOL_WARM_NONE: none). The default manager is
- * created implicitly: this is how its warm widths are chosen. Pools warm
- * now are judged by the new values at the next expiry pass (the reclaim
- * thread's, woken by this call, or a barrier's).
- * Returns: 0, or -EINVAL when m is NULL or warm_ms > RCUPOOL_WARM_MS_MAX
- *   (nothing is changed).
- * Threads: any.
- * Blocks: no (two atomic stores; wakes the reclaim thread, starting it if
- *   absent).
- * Lifetime: no pointers kept.
- */
-RCUPOOL_API int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms,
-                                 uint32_t warm_pools);
-
-/*
- * Frees m's warm pools now, for a process that knows it goes quiet: waits
- * for the retires already queued (as rcupool_barrier()), releases every
- * pool that is not current and holds no pin, and waits until their threads
- * are joined. The current pool, a pool held by a pin and a pool a parallel
- * call is running on are never freed by it.
- * Returns: the number of pools it released (0 or more), or -EINVAL (m
- *   NULL), -EDEADLK or -EAGAIN as rcupool_barrier().
- * Threads: as rcupool_barrier().
- * Blocks: yes, as rcupool_barrier(), twice.
- * Lifetime: no pointers kept.
- */
-RCUPOOL_API int rcupool_trim(rcupool_t *m);
-
-/*
  * The placement m was created with (rcupool_options_t), normalised: the
  * placement of its current pool and of its sized pins.
  * Returns: 0 and fills *out, or -EINVAL when m or out is NULL.
@@ -436,20 +294,6 @@ RCUPOOL_API int rcupool_trim(rcupool_t *m);
  * Lifetime: no pointers kept.
  */
 RCUPOOL_API int rcupool_get_placement(rcupool_t *m, rcupool_placement_t *out);
-
-/*
- * Checks the CPU limits now (see rcupool_follow_t) and, when m follows and
- * its default count changed, resets m to it. For a process that only pins
- * (a parallel call checks by itself), and for tests.
- * Returns: 1 when it reset m, 0 when nothing changed or m does not follow,
- *   -EINVAL when m is NULL, or a reset's error (logged; the current pool
- *   stays).
- * Threads: any thread that may call rcupool_reset().
- * Blocks: reads the mask and a few small files; when the count changed, as
- *   rcupool_reset().
- * Lifetime: no pointers kept.
- */
-RCUPOOL_API int rcupool_follow_now(rcupool_t *m);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -24,7 +24,7 @@ extern "C" {
  * classes ("0-3:efficiency,4-7:performance"; read once, by the first call
  * that needs the classes); RCUPOOL_PLACEMENT is the default manager's
  * placement (rcupool_placement_parse() syntax); RCUPOOL_FOLLOW=0 stops the
- * default manager following the CPU limits (manager.h, rcupool_follow_t).
+ * default manager following the CPU limits (follow.h, rcupool_follow_t).
  * A malformed value is logged at warning level and ignored. */
 #define RCUPOOL_ENV_CPU_CLASSES "RCUPOOL_CPU_CLASSES"
 #define RCUPOOL_ENV_PLACEMENT "RCUPOOL_PLACEMENT"

@@ -38,15 +38,19 @@
 #include <pthreadpool.h>
 
 /* One header a concept; this one includes them all. */
-#include <rcupool/common.h>   /* RCUPOOL_API, RCUPOOL_PRINTF */
+#include <rcupool/barrier.h> /* rcupool_barrier() */
+#include <rcupool/common.h>  /* RCUPOOL_API, RCUPOOL_PRINTF, rcupool_t */
 #include <rcupool/executor.h> /* rcupool_executor(): the threads as an executor */
+#include <rcupool/follow.h>   /* following the CPU limits */
+#include <rcupool/idle.h>     /* the idle policy */
 #include <rcupool/log.h>      /* the log hook, pull mode, rcupool_log() */
-#include <rcupool/manager.h>   /* rcupool_t: create, default, reset, barrier */
+#include <rcupool/manager.h>   /* create, destroy, default, reset */
 #include <rcupool/pin.h>       /* rcupool_pin_t: pin, pin_sized, unpin */
 #include <rcupool/placement.h> /* core classes, placements, describe */
 #include <rcupool/read.h>      /* read-side sections, the current pool */
 #include <rcupool/scope.h>     /* scopes, rcupool_parallelize_1d() */
 #include <rcupool/stats.h>     /* rcupool_stats_t, rcupool_get_stats() */
+#include <rcupool/warm.h>      /* warm widths, rcupool_trim() */
 
 #ifdef __cplusplus
 extern "C" {

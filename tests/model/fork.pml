@@ -70,8 +70,8 @@
  * Flavour: memb by default (prepare takes gp_gate, then fork_lock); -DBP is
  * liburcu-bp's (prepare calls urcu_bp_before_fork, which takes liburcu-bp's
  * grace-period lock; readers do not register; the child's after_fork_child
- * forgets the sections of threads gone). rcupl_reclaim_synchronize() holds
- * gp_gate around every grace period of the library (RECLAIM-9): -DBP
+ * forgets the sections of threads gone). rcupl_grace_synchronize() holds
+ * gp_gate around every grace period of the library (GRACE-1): -DBP
  * alone is bp with the gate memb-only (what lib/ must become, see
  * C_BP_GATE), -DBP -DC_BP_GATE is lib/ as it was at b543411 (fixed:
  * the bp child re-initialises the gate, which -DBP models as no gate).
@@ -118,7 +118,7 @@
 #define HOOK_APP_LOCK 1
 #endif
 #if !defined(BP) || defined(C_BP_GATE)
-#define GATE 1     /* rcupl_reclaim_synchronize() holds gp_gate */
+#define GATE 1     /* rcupl_grace_synchronize() holds gp_gate */
 #else
 #define GATE 0
 #endif
@@ -176,7 +176,7 @@ byte mlock[2];     /* m->lock of each manager */
 byte managers_mu;  /* managers.c, MANAGERS-1 */
 byte rq_mu;        /* reclaim.c, rq.mu */
 byte lq_mu;        /* log.c, lq.mu */
-byte gate;         /* reclaim.c, gp_gate (RECLAIM-9) */
+byte gate;         /* grace.c, gp_gate (GRACE-1) */
 byte gplock;       /* liburcu's own grace-period lock */
 byte app;          /* the application's lock (not rcupool's) */
 
@@ -232,7 +232,7 @@ inline hook(me) {
 #endif
 }
 
-/* rcupl_reclaim_synchronize(): a grace period waits for the sections open at
+/* rcupl_grace_synchronize(): a grace period waits for the sections open at
  * its start. */
 inline synchronize(me, w) {
 #if GATE
@@ -476,7 +476,7 @@ proctype forker() {
 #ifdef BP
      LOCK(gplock, FORKER);               /* 3: urcu_bp_before_fork */
 #else
-     LOCK(gate, FORKER);                 /* 3: RECLAIM-9 */
+     LOCK(gate, FORKER);                 /* 3: GRACE-1 */
      d_step { fl_waiting++ }             /* rcupl_memb_fork_prepare */
      d_step {
        fl_readers == 0 && fl_writer == NOBODY ->
@@ -544,7 +544,7 @@ proctype forker() {
         UNLOCK(gplock, FORKER);
 #else
         d_step { fl_writer = NOBODY; fl_readers = 0; fl_waiting = 0 }
-        UNLOCK(gate, FORKER);            /* rcupl_reclaim_fork_gate_child */
+        UNLOCK(gate, FORKER);            /* rcupl_grace_fork_child */
 #endif
         /* rcupl_managers_fork_child: every manager (MANAGERS-1) */
         orphan_all(M_DEF, true, j);

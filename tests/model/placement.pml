@@ -130,7 +130,7 @@ proctype pinner(byte w; byte pl; byte rounds) {
     /* rcupl_sized_find_live: the lock-free walk, one node a step; the
      * test of a node and its tryget are one step here: in C a pool the
      * walk reads keeps its memory (and refs 0 once dying) until the
-     * walk's section ends (RECLAIM-9, checked in lifetime.pml), whereas
+     * walk's section ends (RECLAIM-7, checked in lifetime.pml), whereas
      * this model reuses a let-go pool's slot at once. */
     for (p : 0 .. NPOOLS - 1) {
       atomic {

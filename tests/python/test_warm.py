@@ -36,7 +36,7 @@ def os_threads() -> int:
 
 
 def header_define(name: str) -> int:
-    with open(os.path.join(ROOT, "include", "rcupool", "manager.h")) as f:
+    with open(os.path.join(ROOT, "include", "rcupool", "warm.h")) as f:
         return int(re.search(rf"#define {name} (\w+)", f.read()).group(1)
                    .rstrip("u"), 0)
 

@@ -1,17 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# include_graph_test.sh INCLUDE_GRAPH_PY LIB_FILE...
+# include_graph_test.sh INCLUDE_GRAPH_PY LAYOUT_MD LIB_FILE...
 #
-# tools/include_graph.py on the files of lib/: no circle, no include
-# fault, exit status 0. Then the same check on two copies of lib/ that it
-# must reject, so that it is seen to fail: one where lib/lock.c logs
-# (lock.c -> log.c -> lock.h -> lock.c, a circle), one where lib/warm.c
-# no longer includes lock.h (an include fault).
+# tools/include_graph.py on the files of lib/: no circle, no back arrow,
+# no misplaced declaration, no include fault, exit status 0. Then the same
+# check on three copies of lib/ that it must reject, so that it is seen to
+# fail: one where lib/lock.c logs (lock.c -> log.c -> lock.h -> lock.c, a
+# circle), one where lib/warm.c no longer includes lock.h (an include
+# fault), one where lib/reclaim.h declares barrier.c's drain again (a
+# misplaced declaration: a header declares only what its own .c defines).
+# Last, docs/layout.md's table of lib/'s layers is the tool's --layers
+# output on lib/ (so the table cannot drift from the code), and a table
+# without its top layer is seen to differ.
 set -uo pipefail
 
-[ $# -gt 1 ] || { echo "usage: include_graph_test.sh INCLUDE_GRAPH_PY LIB_FILE..." >&2; exit 2; }
+[ $# -gt 2 ] || { echo "usage: include_graph_test.sh INCLUDE_GRAPH_PY LAYOUT_MD LIB_FILE..." >&2; exit 2; }
 tool=$1
-shift
+layout=$2
+shift 2
 base=${TEST_TMPDIR:-$(mktemp -d)}
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
@@ -20,7 +26,8 @@ out=$("$tool" "$@")
 rc=$?
 echo "$out"
 [ "$rc" -eq 0 ] || fail "lib/: exit status $rc, want 0"
-grep -q ", 0 circles, 0 include faults$" <<<"$out" || fail "lib/: the summary does not say 0 circles, 0 include faults"
+grep -q ", 0 back arrows, 0 circles, 0 misplaced declarations, 0 include faults;" <<<"$out" ||
+  fail "lib/: the summary does not say 0 back arrows, 0 circles, 0 misplaced declarations, 0 include faults"
 
 copy() {
   rm -rf "$base/$1"
@@ -47,6 +54,31 @@ rc=$?
 [ "$rc" -eq 1 ] || fail "include fault: exit status $rc, want 1"
 grep -q "^include: warm.c uses rcupl_mutex_lock without including lock.h$" <<<"$out" ||
   fail "include fault: not reported: $out"
+
+# A misplaced declaration: reclaim.h declares a function of barrier.c.
+copy misplaced
+sed -i 's|^void rcupl_reclaim_stop(void);$|&\nint rcupl_reclaim_drain(rcupool_t *m);|' "$base/misplaced/reclaim.h"
+grep -q "^int rcupl_reclaim_drain" "$base/misplaced/reclaim.h" || fail "the misplaced declaration could not be made (reclaim.h changed?)"
+out=$("$tool" "$base"/misplaced/*.c "$base"/misplaced/*.h)
+rc=$?
+[ "$rc" -eq 1 ] || fail "misplaced declaration: exit status $rc, want 1"
+grep -q "^misplaced: reclaim.h (reclaim.c's header) declares rcupl_reclaim_drain, defined in barrier.c$" <<<"$out" ||
+  fail "misplaced declaration: not reported: $out"
+
+# The layer table of docs/layout.md, between its two marker lines.
+table() {
+  sed -n '/^<!-- layers: tools\/include_graph.py --layers -->$/,/^<!-- end of layers -->$/p' "$1" |
+    sed '1d;$d' | sed 's/^    //'
+}
+want=$("$tool" --layers "$@")
+have=$(table "$layout")
+[ -n "$have" ] || fail "docs/layout.md: no layer table between its marker lines"
+if [ "$have" != "$want" ]; then
+  fail "docs/layout.md's layer table differs from tools/include_graph.py --layers:"
+  diff <(echo "$have") <(echo "$want") >&2
+fi
+# The comparison sees a table that lost its top layer.
+[ "$(sed '$d' <<<"$want")" != "$want" ] || fail "a changed layer table is not seen to differ"
 
 [ "$failures" -eq 0 ] && echo "PASS" || echo "$failures failures"
 [ "$failures" -eq 0 ]

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// exit() while the library works (lib/reclaim.c, RECLAIM-11): a fresh copy
+// exit() while the library works (lib/reclaim.c, GRACE-2): a fresh copy
 // of this program runs lingers of 1 ms (the reclaim thread's passes let a
 // pool go and free it all the time), resets and sized pins of a private
 // manager and of the default one on three threads, and read-side sections
@@ -98,7 +98,7 @@ TEST(RcupoolExit, WhileLingersEndAndResetsRunExitsCleanlyEveryRun) {
 // has begun, then 50 ms more; stdout's last flush, which exit() makes after
 // every destructor, takes 500 ms. A grace period started in that window,
 // after liburcu-bp's destructor unmapped its reader registry, reads it:
-// SIGSEGV. With RECLAIM-11 the library's destructor waits for that grace
+// SIGSEGV. With GRACE-2 the library's destructor waits for that grace
 // period before liburcu's destructors run, and the run exits 0.
 std::atomic<bool> exiting{false};
 

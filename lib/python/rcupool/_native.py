@@ -120,7 +120,7 @@ _proto("rcupool_set_warm", ctypes.c_int, ctypes.c_void_p, ctypes.c_uint32,
 _proto("rcupool_trim", ctypes.c_int, ctypes.c_void_p)
 
 #: RCUPOOL_WARM_MS_DEFAULT, RCUPOOL_WARM_POOLS_DEFAULT, RCUPOOL_WARM_NONE and
-#: RCUPOOL_WARM_MS_MAX of <rcupool/manager.h> (a test checks they agree).
+#: RCUPOOL_WARM_MS_MAX of <rcupool/warm.h> (a test checks they agree).
 WARM_MS_DEFAULT = 1000
 WARM_POOLS_DEFAULT = 8
 WARM_NONE = 2**32 - 1
