@@ -41,8 +41,7 @@ enum class Tasks { kTiny, kTenMicroseconds };
 
 Work MakeWork(Tasks tasks) {
   bool spin = tasks == Tasks::kTenMicroseconds;
-  return Work{std::vector<uint64_t>(spin ? kSpinRange : kTinyRange, 0), spin,
-              &spin_steps};
+  return Work{std::vector<uint64_t>(spin ? kSpinRange : kTinyRange, 0), spin};
 }
 
 rcupool_t *Manager() {
