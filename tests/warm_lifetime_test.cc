@@ -231,11 +231,19 @@ TEST(RcupoolWarm, LimitHoldsWhenParallelCallsOnRetiredPoolsEnd) {
   on3.join();
   s = Stats(m);
   std::printf("after both calls ended: %zu warm pools, %zu pools alive, "
-              "%zu pins (warm_pools 1)\n",
-              s.pools_idle, s.pools_alive, s.pins);
+              "%zu of them handed to the reclaim thread, %zu pins "
+              "(warm_pools 1)\n",
+              s.pools_idle, s.pools_alive, s.frees_pending, s.pins);
   EXPECT_EQ(s.pins, 0u);
   EXPECT_LE(s.pools_idle, 1u);
-  EXPECT_LE(s.pools_alive, 2u);
+  // The pool let go is freed by the reclaim thread, which may not have run
+  // yet (it is slow under the sanitizers): the manager holds no more than
+  // the current pool and one warm one, and after a barrier only those live.
+  EXPECT_LE(s.pools_alive - s.frees_pending, 2u);
+  ASSERT_EQ(rcupool_barrier(m), 0);
+  s = Stats(m);
+  EXPECT_EQ(s.pools_alive, 2u);
+  EXPECT_EQ(s.pools_freed, 1u);
 }
 
 // The wait for a linger's end is timed on CLOCK_MONOTONIC (LOCK-3), so a

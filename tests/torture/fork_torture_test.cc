@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <random>
 #include <shared_mutex>
@@ -146,18 +146,17 @@ TEST(RcupoolFork, TortureRandomForksFromRandomThreadsChildrenAllExitZero) {
   // returned, and a child forked then inherits that size class's lock held
   // and hangs at its first allocation of it (seen in CI and in 2 of 67 runs
   // of 2 forks: the child's limits probe thread blocked in ASan's start).
-  // So each torture thread counts itself started first. (The library's
-  // own reclaim thread is waited for by fork's prepare until it is past its
-  // start, RECLAIM_FORK-1.) Its end is the same: a thread's exit under ASan
+  // So each torture thread counts itself started, then waits for the
+  // others. (The library's own reclaim thread is waited for by fork's
+  // prepare until it is past its start, RECLAIM_FORK-1.) Its end is the same: a thread's exit under ASan
   // frees its allocator cache, so no torture thread leaves its loop before
   // the last fork is done (the thread that completes it sets stop).
-  std::atomic<bool> all_created{false};
   std::atomic<int> started{0};
   for (int t = 0; t < 5; t++) {
     threads.emplace_back([&, t] {
       started++;
       std::mt19937 rng(1234 + t);
-      while (kQuiesceForFork && !all_created.load()) std::this_thread::yield();
+      while (kQuiesceForFork && started.load() < 5) std::this_thread::yield();
       while (!stop.load()) {
         rcupool_t *mm = all[rng() % 3];
         unsigned op = rng() % 6;
@@ -222,8 +221,6 @@ TEST(RcupoolFork, TortureRandomForksFromRandomThreadsChildrenAllExitZero) {
       }
     });
   }
-  while (kQuiesceForFork && started.load() < 5) std::this_thread::yield();
-  all_created = true;
   for (auto &th : threads) th.join();
   hook_active = false;
   rcupool_set_log(nullptr, nullptr);
