@@ -22,7 +22,7 @@
 #include "lock.h"
 #include "log_deliver.h"
 #include "log_internal.h"
-#include "manager_internal.h"
+#include "manager_state.h"
 #include "plural.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"

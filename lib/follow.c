@@ -43,6 +43,7 @@
 #include "log_deliver.h"
 #include "log_internal.h"
 #include "plural.h"
+#include "pool.h"
 #include "reset.h"
 #include "testing.h"
 

@@ -11,7 +11,7 @@
 
 #include "clock.h"
 #include "cpus.h"
-#include "manager_internal.h"
+#include "manager_state.h"
 
 /* What changed from `from` to `to`, as "affinity mask 2 CPUs -> 1 CPU;
  * cgroup quota none -> 1 CPU" (NUL-terminated). */

@@ -25,7 +25,7 @@
 #include "idle.h"
 #include "log_deliver.h"
 #include "log_internal.h"
-#include "manager_internal.h"
+#include "manager_state.h"
 #include "rcupool/rcupool.h"
 
 #ifdef PTHREADPOOL_FLAG_DONT_SPIN_WORKERS

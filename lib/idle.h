@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "manager_internal.h"
+#include "manager_state.h"
 #include "rcupool/rcupool.h"
 
 /* The flags a policy adds to m's pthreadpool calls (RCUPOOL_IDLE_DEFAULT:

@@ -14,7 +14,7 @@
 
 #include "fault.h"
 #include "lock.h"
-#include "manager_internal.h"
+#include "manager_state.h"
 #include "managers.h"
 #include "rcupool/rcupool.h"
 

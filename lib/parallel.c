@@ -49,7 +49,7 @@
 #include "idle.h"
 #include "log_deliver.h"
 #include "log_internal.h"
-#include "manager_internal.h"
+#include "manager_state.h"
 #include "parallel.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"

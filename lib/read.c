@@ -26,7 +26,7 @@
  */
 #include <stddef.h>
 
-#include "manager_internal.h"
+#include "manager_state.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "read_internal.h"

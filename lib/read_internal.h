@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "die.h"
-#include "manager_internal.h"
+#include "manager_state.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
 #include "tsan.h"

@@ -78,7 +78,7 @@
 #include "grace.h"
 #include "lock.h"
 #include "log_internal.h"
-#include "manager_internal.h"
+#include "manager_state.h"
 #include "names.h"
 #include "plural.h"
 #include "pool.h"

@@ -5,7 +5,7 @@
 #ifndef RCUPOOL_LIB_RESET_H
 #define RCUPOOL_LIB_RESET_H
 
-#include "manager_internal.h"
+#include "manager_state.h"
 #include "rcupool/rcupool.h"
 
 /* In a fork child, gives a stale manager (the default one, or one whose

@@ -78,7 +78,7 @@
 #include "lock.h"
 #include "log_deliver.h"
 #include "log_internal.h"
-#include "manager_internal.h"
+#include "manager_state.h"
 #include "managers.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""usage: include_graph.py [--list] [--layers] [--units] [FILE...]
+"""usage: include_graph.py [--list] [--layers] [FILE...]
 
 The include graph of lib/: which file of lib/ uses which, through the
 private headers each file includes. Fails (exit 1) on a circle, or on an
@@ -36,7 +36,11 @@ and variables that x.c defines (a "misplaced declaration" otherwise). A
 header with no .c of its own declares none of lib/'s functions and says
 "header only" in its opening comment (shared types, inline code);
 testing.h, the private test hooks of every unit, is the one exception.
-A unit is a .c file with its headers, or a header-only header.
+A unit is a .c file with its headers, or a header-only header. The
+units' graph merges each unit's files and their arrows; with the header
+rule its circles are circles of calls between .c files, which the file
+graph alone cannot see (x.c calls y.c through x.h's declaration). It
+wants none either.
 
 A circle is a set of two or more files that reach each other by arrows (a
 strongly connected component). The check wants none: the files of lib/
@@ -50,12 +54,10 @@ order); there are none when there is no circle.
             lib/'s layers): layer 0 uses no other file, a file of layer i
             only files of layers below i (a header of prototypes only
             stands for its .c file and is left out)
-  --units   print the circles of the units' graph (a .c file merged with
-            its headers); reported, not yet a failure
   -h, --help  this text
 
-Exit status: 0 with no circle, back arrow, misplaced declaration or
-include fault, 1 otherwise, 2 on a bad argument.
+Exit status: 0 with no circle (of files or of units), back arrow,
+misplaced declaration or include fault, 1 otherwise, 2 on a bad argument.
 """
 
 import os
@@ -369,7 +371,6 @@ def members(text):
 def main(argv):
     listing = False
     layers = False
-    show_units = False
     files = []
     for arg in argv:
         if arg in ("-h", "--help"):
@@ -379,8 +380,6 @@ def main(argv):
             listing = True
         elif arg == "--layers":
             layers = True
-        elif arg == "--units":
-            show_units = True
         elif arg.startswith("-"):
             print(f"include_graph.py: unknown option {arg} "
                   "(see tools/include_graph.py --help)", file=sys.stderr)
@@ -518,7 +517,7 @@ def main(argv):
         for line in layer_lines([[f for f in layer if f in shown]
                                  for layer in layering(nodes, arrows)]):
             print(line)
-        return 0 if not (sccs or back or misplaced or faults) else 1
+        return 0 if not (sccs or back or misplaced or faults or unit_sccs) else 1
     for comp in sccs:
         print(f"circle: {' '.join(comp)}")
         for f in comp:
@@ -527,14 +526,13 @@ def main(argv):
                     print(f"  {f} -> {g}  ({', '.join(arrows[f][g])})")
     for v, w in back:
         print(f"back arrow: {v} -> {w}")
-    if show_units:
-        for comp in unit_sccs:
-            print(f"unit circle: {' '.join(comp)}")
-            for u in comp:
-                for g in sorted(unit_arrows[u]):
-                    if g in comp:
-                        print(f"  {u} -> {g}  "
-                              f"({', '.join(sorted(unit_arrows[u][g]))})")
+    for comp in unit_sccs:
+        print(f"unit circle: {' '.join(comp)}")
+        for u in comp:
+            for g in sorted(unit_arrows[u]):
+                if g in comp:
+                    print(f"  {u} -> {g}  "
+                          f"({', '.join(sorted(unit_arrows[u][g]))})")
     for m in misplaced:
         print(f"misplaced: {m}")
     for fault in faults:
@@ -543,8 +541,8 @@ def main(argv):
           f"{len(back)} back arrows, {len(sccs)} circles, "
           f"{len(misplaced)} misplaced declarations, "
           f"{len(faults)} include faults; {len(units)} units, "
-          f"{len(unit_sccs)} unit circles (--units; not yet a failure)")
-    return 1 if sccs or back or misplaced or faults else 0
+          f"{len(unit_sccs)} unit circles")
+    return 1 if sccs or back or misplaced or faults or unit_sccs else 0
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
