@@ -129,8 +129,9 @@ TEST(RcupoolWarm, IdlePoolIsFreedWithItsThreadsAfterItsLinger) {
   rcupool_pin_t pin{};
   ASSERT_EQ(rcupool_pin_sized(m, 4, &pin), 0);
   EXPECT_EQ(OsThreadCount(), baseline + 3);
-  rcupool_unpin(&pin);
+  // Read before the unpin: the linger (50 ms) may end before the next line.
   const uint64_t freed = Stats(m).pools_freed;
+  rcupool_unpin(&pin);
   // Freed by the reclaim thread's own pass: no barrier, no trim.
   rcupool_stats_t s = StatsWhenOrAfter(
       m, [&](const rcupool_stats_t &x) { return x.pools_alive == 1; }, 10);
