@@ -21,6 +21,9 @@ DISPATCH, XNN, RESET, SIZED, IDLE, WARM, PY = (((p, None),) for p in (
 # pools are pthreadpool_create_v2 views; the reference rows are pools that
 # own their threads on the same pthreadpool, in the same run.
 VIEWS = (("views_bench", "newest pthreadpool"),)
+# idle_bench again, built with --config=newest (pools as views), in the
+# same run as idle_bench on Debian 12's pthreadpool (pools owning threads).
+IDLE_VIEWS = (("idle_bench_newest", "newest pthreadpool, pools as views"),)
 # measure ({v}: the variant), programs, rcupool's row, reference's label,
 # reference's row, thread counts ("1", "2+": each count above 1, "all"),
 # target: ("<=", x) rcupool time / reference time at most x; (">=", x)
@@ -176,10 +179,14 @@ TARGETS = (
     ("rcupool_parallelize_1d on a view, {v}", VIEWS,
      "Dispatch_RcupoolView/*", "pthreadpool owning its threads",
      "Dispatch_Owned/*", "1", None),
-    ("CPU burned in the 50 ms after a tiny dispatch, views, yield policy",
-     VIEWS, "IdleCpu_View/yield", "yield policy on Debian 12 (idle_bench, "
-     "2 threads, an earlier run)", "idle_bench:IdleCpu/rcupool_yield/2", "1",
-     ("<=", 1.0)),
+    ("CPU burned in the 50 ms after a tiny dispatch, yield policy, 2 "
+     "threads", IDLE_VIEWS, "IdleCpu/rcupool_yield/2", "the yield policy on "
+     "Debian 12's pthreadpool, a pool owning its threads (idle_bench, this "
+     "run)", "idle_bench:IdleCpu/rcupool_yield/2", "1", ("<=", 1.0)),
+    ("back-to-back tiny dispatch, yield policy, 2 threads", IDLE_VIEWS,
+     "BackToBack/rcupool_yield/2", "the yield policy on Debian 12's "
+     "pthreadpool, a pool owning its threads (idle_bench, this run)",
+     "idle_bench:BackToBack/rcupool_yield/2", "1", None),
     ("CPU burned in the 50 ms after a tiny dispatch, views, yield policy",
      VIEWS, "IdleCpu_View/yield", "pthreadpool owning its threads (spins)",
      "IdleCpu_Owned/spin", "1", None),

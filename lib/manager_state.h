@@ -2,9 +2,9 @@
 /*
  * Private, header only: a manager's state (struct rcupool_manager), the
  * shared type of the units that work on it. lib/manager.c creates,
- * publishes and destroys; reset, pin, parallel, follow, idle, warm,
- * barrier, reclaim and fork read and edit the fields their comments give
- * them, under the locks below. No function lives here, so a unit that
+ * publishes and destroys; read, reset, pin, parallel, follow, idle, warm,
+ * barrier, managers, reclaim and fork read and edit the fields their
+ * comments give them, under the locks below. No function lives here, so a unit that
  * only reads a manager's fields depends on this type, not on manager.c
  * (lib/manager_internal.h is manager.c's interface). Its list of pools is
  * lib/registry.h's.

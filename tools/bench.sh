@@ -65,17 +65,19 @@ timeline="$work/churn_timeline.dat"
 site="$work/site"
 mkdir "$out" "$site"
 
-run() {
-  local name="$1" n="$2"
-  shift 2
+# run_as NAME PROGRAM REPETITIONS [ARG...]: results/NAME.json from PROGRAM.
+run_as() {
+  local name="$1" program="$2" n="$3"
+  shift 3
   echo "=== $name ($n repetitions)"
-  "$bin/$name" \
+  "$bin/$program" \
     --benchmark_repetitions="$n" \
     --benchmark_enable_random_interleaving=true \
     --benchmark_out="$out/$name.json" \
     --benchmark_out_format=json \
     "$@"
 }
+run() { run_as "$1" "$@"; }
 
 start=$SECONDS
 run read_bench "$reps" --benchmark_min_time=0.2
@@ -102,8 +104,11 @@ run python_bench "$reps" --benchmark_min_time=0.2 --python_path="$site"
 # where rcupool's pools are views; last, as the build replaces the outputs
 # of the plain one.
 tools/setup.sh --deps newest
-"${bazel[@]}" build -c opt --config=newest //benchmarks:views_bench
+"${bazel[@]}" build -c opt --config=newest //benchmarks:views_bench \
+  //benchmarks:idle_bench
 run views_bench "$reps" --benchmark_min_time=0.2
+# The idle rows on views, against idle_bench's rows on Debian 12 above.
+run_as idle_bench_newest idle_bench 3
 
 # The raw JSON names the binary by its path in Bazel's output base: keep
 # only its name, so the committed files hold no path of this machine.
