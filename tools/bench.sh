@@ -131,6 +131,11 @@ if [ -n "$(git status --porcelain -- lib include benchmarks/*.cc \
            benchmarks/*.c benchmarks/*.h benchmarks/baselines 2>/dev/null)" ]; then
   commit="$commit (with uncommitted changes)"
 fi
+# placement_bench is run by its own command (docs/placement.md; RESULTS.md's
+# hand-written section): its raw results are kept as they are.
+if [ -f benchmarks/results/placement_bench.json ]; then
+  cp benchmarks/results/placement_bench.json "$out/"
+fi
 # report.py keeps the hand-written section of the file it writes over.
 if [ -f benchmarks/RESULTS.md ]; then cp benchmarks/RESULTS.md "$work/RESULTS.md"; fi
 python3 benchmarks/report.py --results "$out" --out "$work/RESULTS.md" \
