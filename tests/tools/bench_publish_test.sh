@@ -89,6 +89,7 @@ publish_old() {
   mkdir -p "$tree/benchmarks/results"
   echo old > "$tree/benchmarks/results/read_bench.json"
   echo old > "$tree/benchmarks/results/stale.json"
+  echo '{"placement": "kept"}' > "$tree/benchmarks/results/placement_bench.json"
   echo "# old report" > "$tree/benchmarks/RESULTS.md"
   echo "# old summary" > "$tree/benchmarks/README.md"
   echo "old picture" > "$tree/benchmarks/churn.png"
@@ -142,9 +143,12 @@ rc=$?
 [ "$rc" -eq 0 ] || fail "good run: exit status $rc: $(cat "$base/log")"
 b="$tree/benchmarks"
 [ -e "$b/results/stale.json" ] && fail "good run: kept a result it did not write"
+# placement_bench's results come from its own command: kept as they were.
+[ "$(cat "$b/results/placement_bench.json" 2>/dev/null)" = '{"placement": "kept"}' ] ||
+  fail "good run: results/placement_bench.json not kept as it was"
 for name in read_bench read_bench_shared dispatch_bench xnn_bench \
     reset_bench sized_bench idle_bench warm_bench churn_bench python_bench \
-    views_bench; do
+    views_bench idle_bench_newest; do
   grep -q '"benchmarks"' "$b/results/$name.json" 2>/dev/null ||
     fail "good run: no new results/$name.json"
 done
@@ -153,7 +157,7 @@ done
 [ "$(cat "$b/churn.png")" = "new picture" ] || fail "good run: churn.png not replaced"
 [ "$(cat "$b/README.md")" = "# new summary" ] || fail "good run: README.md's summary not rewritten"
 [ "$(cd "$b" && find . -print | LC_ALL=C sort | tr '\n' ' ')" = \
-  ". ./README.md ./RESULTS.md ./churn.png ./results ./results/churn_bench.json ./results/churn_timeline.dat ./results/dispatch_bench.json ./results/idle_bench.json ./results/python_bench.json ./results/read_bench.json ./results/read_bench_shared.json ./results/reset_bench.json ./results/sized_bench.json ./results/views_bench.json ./results/warm_bench.json ./results/xnn_bench.json " ] ||
+  ". ./README.md ./RESULTS.md ./churn.png ./results ./results/churn_bench.json ./results/churn_timeline.dat ./results/dispatch_bench.json ./results/idle_bench.json ./results/idle_bench_newest.json ./results/placement_bench.json ./results/python_bench.json ./results/read_bench.json ./results/read_bench_shared.json ./results/reset_bench.json ./results/sized_bench.json ./results/views_bench.json ./results/warm_bench.json ./results/xnn_bench.json " ] ||
   fail "good run: benchmarks/ holds: $(cd "$b" && find . -print | LC_ALL=C sort | tr '\n' ' ')"
 clean_tmp "good run"
 
