@@ -368,6 +368,18 @@ def members(text):
     return structs
 
 
+def print_circles(what, comps, arrows, sort_names=False):
+    """Prints each circle, then the arrows between its members."""
+    for comp in comps:
+        print(f"{what}: {' '.join(comp)}")
+        for f in comp:
+            for g in sorted(arrows[f]):
+                if g in comp:
+                    names = arrows[f][g]
+                    print(f"  {f} -> {g}  "
+                          f"({', '.join(sorted(names) if sort_names else names)})")
+
+
 def main(argv):
     listing = False
     layers = False
@@ -518,21 +530,10 @@ def main(argv):
                                  for layer in layering(nodes, arrows)]):
             print(line)
         return 0 if not (sccs or back or misplaced or faults or unit_sccs) else 1
-    for comp in sccs:
-        print(f"circle: {' '.join(comp)}")
-        for f in comp:
-            for g in sorted(arrows[f]):
-                if g in comp:
-                    print(f"  {f} -> {g}  ({', '.join(arrows[f][g])})")
+    print_circles("circle", sccs, arrows)
     for v, w in back:
         print(f"back arrow: {v} -> {w}")
-    for comp in unit_sccs:
-        print(f"unit circle: {' '.join(comp)}")
-        for u in comp:
-            for g in sorted(unit_arrows[u]):
-                if g in comp:
-                    print(f"  {u} -> {g}  "
-                          f"({', '.join(sorted(unit_arrows[u][g]))})")
+    print_circles("unit circle", unit_sccs, unit_arrows, sort_names=True)
     for m in misplaced:
         print(f"misplaced: {m}")
     for fault in faults:

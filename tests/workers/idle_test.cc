@@ -19,16 +19,12 @@ using rcupool_test::RecordedFlags;
 
 namespace {
 
+constexpr uint32_t kYield = rcupool_test::kYieldPolicyFlags;
 #ifdef PTHREADPOOL_FLAG_DONT_SPIN_WORKERS
-// With the executor API the yield policy also gives a view's borrowed
-// threads back at the end of each call (lib/idle.c, IDLE-1).
-constexpr uint32_t kYield =
-    PTHREADPOOL_FLAG_YIELD_WORKERS | PTHREADPOOL_FLAG_DONT_SPIN_WORKERS;
 #define SKIP_ON_VIEWS()                                                       \
   GTEST_SKIP() << "pools are views on this pthreadpool (executor API): no " \
                   "census runs (lib/pool.c, POOL-7)"
 #else
-constexpr uint32_t kYield = PTHREADPOOL_FLAG_YIELD_WORKERS;
 #define SKIP_ON_VIEWS() (void)0
 #endif
 constexpr uint32_t kDenormals = PTHREADPOOL_FLAG_DISABLE_DENORMALS;

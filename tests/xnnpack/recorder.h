@@ -24,6 +24,16 @@ std::set<pthreadpool_t> RecordedPoolSet();
 // The flags argument of the same calls, in call order.
 std::vector<uint32_t> RecordedFlags();
 
+// The flags rcupool's yield policy adds to every call it makes (lib/idle.c,
+// IDLE-1): with the executor API they also give a view's borrowed threads
+// back at the end of each call.
+#ifdef PTHREADPOOL_FLAG_DONT_SPIN_WORKERS
+constexpr uint32_t kYieldPolicyFlags =
+    PTHREADPOOL_FLAG_YIELD_WORKERS | PTHREADPOOL_FLAG_DONT_SPIN_WORKERS;
+#else
+constexpr uint32_t kYieldPolicyFlags = PTHREADPOOL_FLAG_YIELD_WORKERS;
+#endif
+
 }  // namespace rcupool_test
 
 #endif  // RCUPOOL_TESTS_XNNPACK_RECORDER_H

@@ -21,14 +21,7 @@ namespace et = ::executorch::extension::threadpool;
 using rcupool_test::ClearPoolRecord;
 using rcupool_test::RecordedFlags;
 
-#ifdef PTHREADPOOL_FLAG_DONT_SPIN_WORKERS
-// With the executor API the yield policy also gives a view's borrowed
-// threads back at the end of each call (lib/idle.c, IDLE-1).
-constexpr uint32_t kYield =
-    PTHREADPOOL_FLAG_YIELD_WORKERS | PTHREADPOOL_FLAG_DONT_SPIN_WORKERS;
-#else
-constexpr uint32_t kYield = PTHREADPOOL_FLAG_YIELD_WORKERS;
-#endif
+constexpr uint32_t kYield = rcupool_test::kYieldPolicyFlags;
 
 std::vector<uint32_t> FlagsOfOneRun() {
   std::atomic<size_t> items{0};
