@@ -423,10 +423,27 @@ TEST(RcupoolPinSized, LiveSizeSearchWhilePoolsOfThatSizeDieReadsNoFreedPool) {
   const uint64_t created_before = Stats(m).pools_created;
   std::atomic<bool> stop{false};
   std::atomic<long> pinned{0}, wrong{0};
+  // With no warm width the pool of one thread is retired by the last of
+  // its unpins, whenever the three pinners are all between two pins, so
+  // the searches keep meeting dying and freed pools. A scheduler that runs
+  // one thread at a time (valgrind) can keep a pin held across every
+  // switch, so once a round the trimmer also makes the pinners meet
+  // between two pins: the pool dies there at least, and the searches
+  // resume while the reclaim thread unlinks and frees it.
+  constexpr int kPinners = 3;
+  std::atomic<bool> gap_wanted{false};
+  std::atomic<int> stepped_aside{0};
   std::vector<std::thread> pinners;
-  for (int t = 0; t < 3; t++)
+  for (int t = 0; t < kPinners; t++)
     pinners.emplace_back([&] {
       while (!stop.load(std::memory_order_relaxed)) {
+        if (gap_wanted.load()) {
+          stepped_aside++;
+          while (gap_wanted.load() && !stop.load())
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+          stepped_aside--;
+          continue;
+        }
         rcupool_pin_t pin{};
         if (rcupool_pin_sized(m, 1, &pin) != 0 ||
             rcupool_pin_threads(&pin) != 1) {
@@ -437,18 +454,18 @@ TEST(RcupoolPinSized, LiveSizeSearchWhilePoolsOfThatSizeDieReadsNoFreedPool) {
         rcupool_unpin(&pin);
       }
     });
-  // The pool of one thread goes whenever trim finds it between two pins
-  // (warm widths keep it otherwise), so the searches keep meeting dying
-  // and freed pools.
   std::atomic<long> trim_errors{0};
   std::thread trimmer([&] {
-    while (!stop.load(std::memory_order_relaxed))
+    while (!stop.load(std::memory_order_relaxed)) {
+      gap_wanted = true;
+      while (stepped_aside.load() < kPinners && !stop.load())
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      gap_wanted = false;
       if (rcupool_trim(m) < 0) trim_errors++;
+    }
   });
   // Each trim waits for grace periods and joins: run until enough pools
-  // have died, or 120 s (under valgrind, which runs one thread at a time,
-  // the three pinners can leave the trimmer 0.4 deaths a second: 16 in
-  // 40 s was seen in CI's valgrind stage).
+  // have died (one a round at least), or 120 s.
   const auto until = std::chrono::steady_clock::now() +
                      std::chrono::seconds(120);
   while (std::chrono::steady_clock::now() < until &&
