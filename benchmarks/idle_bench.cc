@@ -11,6 +11,10 @@
 //       iteration time (manual) is that CPU time. On a loaded machine a
 //       spin stretches well past 50 ms of wall time: the counters also give
 //       the CPU burned from the dispatch until the process is quiet again.
+//   BM_CycleCpu/<variant>/<threads>    the same, counted from just before
+//       the dispatch: a pool whose call returns before its borrowed
+//       workers have gone back to sleep (views) moves their wake-up out of
+//       the dispatch into the window; here it counts once either way.
 //   BM_BackToBack/<variant>/<threads>  a batch of 200 tiny dispatches, one
 //       right after the other. The iteration time (manual) is the batch's
 //       wall time over 200: one dispatch.
@@ -19,6 +23,9 @@
 //          pthreadpool_yield   the same with PTHREADPOOL_FLAG_YIELD_WORKERS
 //          rcupool_spin        rcupool_parallelize_1d, RCUPOOL_IDLE_SPIN
 //          rcupool_yield       rcupool_parallelize_1d, RCUPOOL_IDLE_YIELD
+//          no_dispatch         not BM_BackToBack: no pool, no dispatch, the
+//                              window's floor (the calling thread's sleep
+//                              and clock reads), which every row includes
 // threads: 2 and one per CPU (thread_sweep.h), once when they are equal.
 // A tiny dispatch is one item per thread, each a store.
 //
@@ -30,6 +37,8 @@
 //   baseline_idle_cpu_ms / baseline_dispatch_us   the baseline, the same
 //   over_pthreadpool                   the row's sum over the baseline's
 //   idle_cpu_total_ms, baseline_idle_cpu_total_ms  BM_IdleCpu, until quiet
+//   idle_cpu_others_ms, baseline_idle_cpu_others_ms  BM_IdleCpu, the window
+//       on every thread but the caller (its sleep is most of no_dispatch)
 // "Quiet": a 10 ms sleep of the calling thread in which the process burns
 // under 0.2 ms of CPU. Every measurement starts quiet (BM_IdleCpu ends with
 // the wait, BM_BackToBack begins with it), so a spinning worker of one pool
@@ -38,6 +47,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -56,7 +66,7 @@ constexpr auto kQuietLimit = std::chrono::seconds(3);
 constexpr int kBatch = 200;
 
 enum class Variant { kPthreadpoolSpin, kPthreadpoolYield, kRcupoolSpin,
-                     kRcupoolYield };
+                     kRcupoolYield, kNoDispatch };
 
 struct Work {
   std::vector<size_t> out;
@@ -64,12 +74,16 @@ struct Work {
 
 void Store(void *ctx, size_t i) { static_cast<Work *>(ctx)->out[i] = i + 1; }
 
-// A pool of `threads` threads dispatched to as `v` says.
+// A pool of `threads` threads dispatched to as `v` says (kNoDispatch: none,
+// and its dispatch does nothing).
 class Target {
  public:
   Target(Variant v, size_t threads) : threads_(threads) {
     work_.out.assign(threads, 0);
-    if (v == Variant::kPthreadpoolSpin || v == Variant::kPthreadpoolYield) {
+    if (v == Variant::kNoDispatch) {
+      threads_ = 0;
+      ok_ = true;
+    } else if (v == Variant::kPthreadpoolSpin || v == Variant::kPthreadpoolYield) {
       tp_ = pthreadpool_create(threads);
       flags_ = v == Variant::kPthreadpoolYield ? PTHREADPOOL_FLAG_YIELD_WORKERS
                                                : 0;
@@ -93,7 +107,7 @@ class Target {
   void Dispatch() {
     if (tp_ != nullptr)
       pthreadpool_parallelize_1d(tp_, Store, &work_, threads_, flags_);
-    else
+    else if (m_ != nullptr)
       rcupool_parallelize_1d(m_, Store, &work_, threads_, 0);
   }
   bool OutputsRight() const {
@@ -111,17 +125,20 @@ class Target {
   bool ok_ = false;
 };
 
-double ProcessCpuSeconds() {
+double CpuSeconds(clockid_t clock) {
   struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+double ProcessCpuSeconds() { return CpuSeconds(CLOCK_PROCESS_CPUTIME_ID); }
+double CallerCpuSeconds() { return CpuSeconds(CLOCK_THREAD_CPUTIME_ID); }
 
-// What one measurement gives: the row's figure, and a second one that
-// only some rows report.
+// What one measurement gives: the row's figure, and two more that only
+// some rows report.
 struct Sample {
   double value = 0;
   double extra = 0;
+  double others = 0;
 };
 
 // Sleeps until a slice of kQuietSlice passes in which the process burns
@@ -138,14 +155,31 @@ void WaitUntilQuiet() {
 }
 
 // One tiny dispatch, then the CPU the process burns in the next window
-// (value) and until it is quiet again (extra).
+// (value), until it is quiet again (extra), and in the window on threads
+// other than the caller (others: value less the caller's own sleep).
 Sample IdleCpuAfterDispatch(Target &t) {
   t.Dispatch();
   double before = ProcessCpuSeconds();
+  double caller_before = CallerCpuSeconds();
+  std::this_thread::sleep_for(kWindow);
+  double caller = CallerCpuSeconds() - caller_before;
+  double window = ProcessCpuSeconds();
+  WaitUntilQuiet();
+  return Sample{window - before, ProcessCpuSeconds() - before,
+                window - before - caller};
+}
+
+// The CPU the process burns from just before one tiny dispatch to the end
+// of the window after it: what a pool that finishes a call before its
+// workers have gone back to sleep moves out of the dispatch into the
+// window is counted once, wherever it falls.
+Sample CycleCpuOfDispatch(Target &t) {
+  double before = ProcessCpuSeconds();
+  t.Dispatch();
   std::this_thread::sleep_for(kWindow);
   double window = ProcessCpuSeconds();
   WaitUntilQuiet();
-  return Sample{window - before, ProcessCpuSeconds() - before};
+  return Sample{window - before, 0, 0};
 }
 
 // The wall time of one tiny dispatch: kBatch back to back, averaged.
@@ -187,8 +221,10 @@ bool Paired(benchmark::State &state, Variant v, Sample *row_sum,
     state.SetIterationTime(r.value);
     row_sum->value += r.value;
     row_sum->extra += r.extra;
+    row_sum->others += r.others;
     base_sum->value += b.value;
     base_sum->extra += b.extra;
+    base_sum->others += b.others;
   }
   if (!row.OutputsRight() || !base.OutputsRight()) {
     state.SkipWithError("a task's output is wrong");
@@ -208,14 +244,28 @@ void BM_IdleCpu(benchmark::State &state, Variant v) {
   state.counters["baseline_idle_cpu_ms"] = base.value * 1e3 / n;
   state.counters["idle_cpu_total_ms"] = row.extra * 1e3 / n;
   state.counters["baseline_idle_cpu_total_ms"] = base.extra * 1e3 / n;
+  state.counters["idle_cpu_others_ms"] = row.others * 1e3 / n;
+  state.counters["baseline_idle_cpu_others_ms"] = base.others * 1e3 / n;
+}
+
+// A row whose one figure is the measure's value: `counter` (in units of
+// `scale` per second) for the row, and baseline_`counter` beside it.
+template <typename Measure>
+void OneFigureRow(benchmark::State &state, Variant v, Measure measure,
+                  const std::string &counter, double scale) {
+  Sample row, base;
+  if (!Paired(state, v, &row, &base, measure)) return;
+  const double n = static_cast<double>(state.iterations());
+  state.counters[counter] = row.value * scale / n;
+  state.counters["baseline_" + counter] = base.value * scale / n;
+}
+
+void BM_CycleCpu(benchmark::State &state, Variant v) {
+  OneFigureRow(state, v, CycleCpuOfDispatch, "cycle_cpu_ms", 1e3);
 }
 
 void BM_BackToBack(benchmark::State &state, Variant v) {
-  Sample row, base;
-  if (!Paired(state, v, &row, &base, BackToBackBatch)) return;
-  const double n = static_cast<double>(state.iterations());
-  state.counters["dispatch_us"] = row.value * 1e6 / n;
-  state.counters["baseline_dispatch_us"] = base.value * 1e6 / n;
+  OneFigureRow(state, v, BackToBackBatch, "dispatch_us", 1e6);
 }
 
 // 2 threads and one per CPU.
@@ -235,6 +285,11 @@ void Widths(benchmark::internal::Benchmark *b) {
       ->Apply(Widths)->UseManualTime()->Iterations(iterations)
 
 IDLE_ROWS(BM_IdleCpu, 6);
+BENCHMARK_CAPTURE(BM_IdleCpu, no_dispatch, Variant::kNoDispatch)
+    ->Apply(Widths)->UseManualTime()->Iterations(6);
+IDLE_ROWS(BM_CycleCpu, 6);
+BENCHMARK_CAPTURE(BM_CycleCpu, no_dispatch, Variant::kNoDispatch)
+    ->Apply(Widths)->UseManualTime()->Iterations(6);
 IDLE_ROWS(BM_BackToBack, 6);
 
 }  // namespace

@@ -183,6 +183,14 @@ TARGETS = (
      "threads", IDLE_VIEWS, "IdleCpu/rcupool_yield/2", "the yield policy on "
      "Debian 12's pthreadpool, a pool owning its threads (idle_bench, this "
      "run)", "idle_bench:IdleCpu/rcupool_yield/2", "1", ("<=", 1.0)),
+    ("CPU burned by a tiny dispatch and the 50 ms after it, yield policy, "
+     "2 threads", IDLE_VIEWS, "CycleCpu/rcupool_yield/2", "the yield policy "
+     "on Debian 12's pthreadpool, a pool owning its threads (idle_bench, "
+     "this run)", "idle_bench:CycleCpu/rcupool_yield/2", "1", None),
+    ("CPU burned in the 50 ms with no dispatch (the window's floor)",
+     IDLE_VIEWS, "IdleCpu/no_dispatch/2", "the same in idle_bench on Debian "
+     "12's pthreadpool, this run", "idle_bench:IdleCpu/no_dispatch/2", "1",
+     None),
     ("back-to-back tiny dispatch, yield policy, 2 threads", IDLE_VIEWS,
      "BackToBack/rcupool_yield/2", "the yield policy on Debian 12's "
      "pthreadpool, a pool owning its threads (idle_bench, this run)",
@@ -229,6 +237,17 @@ IDLE_ROWS = (
     ("{}/pthreadpool_yield", "pthreadpool, PTHREADPOOL_FLAG_YIELD_WORKERS"),
     ("{}/rcupool_spin", "rcupool_parallelize_1d, RCUPOOL_IDLE_SPIN"),
     ("{}/rcupool_yield", "rcupool_parallelize_1d, RCUPOOL_IDLE_YIELD"))
+IDLE_FLOOR = ("no pool, no dispatch: the window's floor (the calling "
+              "thread's sleep and clock reads, in every row)")
+
+
+def idle_rows(benchmark, floor=None):
+    """idle_bench's rows of one benchmark, and its no-dispatch floor row
+    where it has one."""
+    rows = tuple((row.format(benchmark), label) for row, label in IDLE_ROWS)
+    return rows + (((benchmark + "/no_dispatch", floor),) if floor else ())
+
+
 PY_ROWS = (
     ("Py_EmptyCall", "empty Python function call"),
     ("Py_GetNumThreads", "rcupool.get_num_threads()"),
@@ -329,12 +348,19 @@ ROW_TABLES = (
      "sleeps, by pool width. Each row's JSON also has over_pthreadpool, its "
      "ratio to a raw pthreadpool (flags 0) measured beside it in each "
      "iteration.", "idle_bench",
-     tuple((row.format("IdleCpu"), label) for row, label in IDLE_ROWS),
+     idle_rows("IdleCpu", IDLE_FLOOR),
      "IdleCpu/pthreadpool_spin", "variants", None),
+    ("Idle workers: CPU burned by a tiny dispatch and the 50 ms after it "
+     "(idle_bench)", "The same window, counted from just before the "
+     "dispatch: a pool whose call returns before its workers are back "
+     "asleep moves that CPU from the dispatch into the window; here it "
+     "counts once either way.", "idle_bench",
+     idle_rows("CycleCpu", IDLE_FLOOR),
+     "CycleCpu/pthreadpool_spin", "variants", None),
     ("Idle workers: back-to-back tiny dispatches (idle_bench)",
      "One dispatch of one item per thread, 200 back to back, by pool "
      "width; over_pthreadpool as above.", "idle_bench",
-     tuple((row.format("BackToBack"), label) for row, label in IDLE_ROWS),
+     idle_rows("BackToBack"),
      "BackToBack/pthreadpool_spin", "variants", None),
     ("Dispatch on views and on pools owning their threads (views_bench, "
      "newest pthreadpool)", "One calling thread, pools of "
