@@ -19,7 +19,8 @@ build=$1 out=$2 minutes=${3:-40}
 cd "$(dirname "$0")/../.."
 sysroot=$(tools/setup.sh --arch aarch64 --print-sysroot | tail -n 1) || exit 1
 mkdir -p "$out"
-export QEMU_LD_PREFIX=$sysroot RCUPOOL_PLACEMENT=performance
+# G_SLICE: qemu's fork hang, tests/aarch64/run.sh.
+export QEMU_LD_PREFIX=$sysroot RCUPOOL_PLACEMENT=performance G_SLICE=always-malloc
 programs=(example_executorch_backend example_executorch_backend
           example_executorch_backend et_churn_test et_backend_test)
 for p in "${programs[@]}"; do
