@@ -20,7 +20,6 @@ handler = Unlocked()
 logging.getLogger("rcupool").addHandler(handler)
 logging.getLogger("rcupool").setLevel(logging.DEBUG)
 sender = start_storm(SECONDS)
-start = time.monotonic()
 caught = blocks = resets = i = 0
 while storming(sender, 1000, 10):
     i += 1
@@ -37,7 +36,7 @@ while storming(sender, 1000, 10):
         armed = False
     except KeyboardInterrupt:
         caught += 1
-elapsed = time.monotonic() - start
+elapsed = time.monotonic() - storm_start
 sent = end_storm(sender)
 rcupool.barrier()
 s = rcupool.stats()
