@@ -29,8 +29,8 @@
  *       (a futex): a claimer that moved SLEEP to CLAIMED wakes it after
  *       the GIVEN store; futex_wait() of SLEEP returns at once if the
  *       state moved first. The spin is short under the yield policy
- *       (lib/idle.c) and longer under spin: never a lock or a condition
- *       variable per task.
+ *       (lib/idle.c; EXEC_SET-5) and longer under spin: never a lock or a
+ *       condition variable per task.
  *   EXEC_SET-4. The set holds the threads of the widest view alive on it
  *       (width - 1), or what rcupool_executor() promised (floor), if more:
  *       when a view goes (its pthreadpool_destroy() has returned, so none
@@ -43,6 +43,14 @@
  *       thread below, which every live view's width needs. In a fork child
  *       the parent's views are orphans, never destroyed: the child's set
  *       forgets them.
+ *   EXEC_SET-5. Under yield a thread spins before a sleep only if its
+ *       last task found it awake or came in the same coarse-clock tick as
+ *       its sleep (stamped before SLEEP is published and before GIVEN: no
+ *       precise clock on a call's path). Tasks a tick or more apart: it
+ *       sleeps at once, as Debian 12's workers under YIELD_WORKERS, so a
+ *       borrowed thread that comes after its call is over (a view's caller
+ *       does not wait for it) burns no spin. A wrong guess costs a spin or
+ *       a wake, never a task: claimers take IDLE and SLEEP alike.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,6 +61,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "context.h"
 #include "cpuset.h"
 #include "die.h"
@@ -62,14 +71,17 @@
 #include "lock.h"
 #include "names.h"
 #include "placement.h"
+#include "testing.h"
 
 #if RCUPL_HAVE_EXECUTOR
+
+static uint64_t rcupl_exec_unspun; /* atomic: rcupl_exec_unspun_sleeps() */
 
 enum { IDLE, SLEEP, CLAIMED, GIVEN, RUN, STARTING, STOP };
 
 /* Pause iterations before a sleep: under the spin policy as many as
  * pthreadpool's own workers spin (after those a borrowed thread spent in
- * its view), under yield a quarter. */
+ * its view), under yield a quarter while spinning pays (EXEC_SET-5). */
 #define RCUPL_EXEC_SPIN_YIELD 256u
 #define RCUPL_EXEC_SPIN_SPIN 1000u
 
@@ -111,6 +123,7 @@ static bool rcupl_exec_give(struct rcupl_exec_set *e, void (*fn)(void *),
         continue;
       s->fn = fn;
       s->arg = arg;
+      if (want == SLEEP) s->claimed_tick = rcupl_coarse_now_ns();
       __atomic_store_n(&s->state, GIVEN, __ATOMIC_RELEASE);
       if (want == SLEEP) rcupl_exec_wake(&s->state);
       return true;
@@ -168,11 +181,15 @@ static void rcupl_exec_drain(struct rcupl_exec_set *e) {
 
 /* Waits for a hand-over (EXEC_SET-3); returns GIVEN or STOP. */
 static uint32_t rcupl_exec_idle(struct rcupl_exec_slot *s) {
-  const uint32_t spins = rcupl_idle_flags_of(s->set->m) != 0
-                             ? RCUPL_EXEC_SPIN_YIELD
-                             : RCUPL_EXEC_SPIN_SPIN;
+  const bool yield = rcupl_idle_flags_of(s->set->m) != 0;
+  const uint32_t spins = !yield         ? RCUPL_EXEC_SPIN_SPIN
+                         : s->spin_next ? RCUPL_EXEC_SPIN_YIELD
+                                        : 0;
+  bool slept = false;
   for (uint32_t i = 0;; i++) {
     uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+    if (st == GIVEN) /* EXEC_SET-5 */
+      s->spin_next = !slept || s->claimed_tick == s->slept_tick;
     if (st == GIVEN || st == STOP) return st;
     if (__atomic_load_n(&s->exiting, __ATOMIC_SEQ_CST) &&
         rcupl_exec_slot_try_stop(s)) /* trimmed while busy (EXEC_SET-4) */
@@ -181,11 +198,17 @@ static uint32_t rcupl_exec_idle(struct rcupl_exec_slot *s) {
       rcupl_exec_pause();
       continue;
     }
-    uint32_t x = IDLE;
-    if (st == IDLE &&
-        !__atomic_compare_exchange_n(&s->state, &x, SLEEP, false,
-                                     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-      continue;
+    if (st == IDLE) {
+      uint64_t now = rcupl_coarse_now_ns(); /* before SLEEP (EXEC_SET-5) */
+      uint32_t x = IDLE;
+      if (!__atomic_compare_exchange_n(&s->state, &x, SLEEP, false,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        continue;
+      s->slept_tick = now;
+      slept = true;
+      if (spins == 0)
+        __atomic_add_fetch(&rcupl_exec_unspun, 1, __ATOMIC_RELAXED);
+    }
     rcupl_exec_wait(&s->state, SLEEP);
   }
 }
@@ -198,6 +221,7 @@ static void *rcupl_exec_thread(void *arg) {
   if (e->bind)
     s->bind_failed =
         !rcupl_placement_bind_worker(&e->cpus, e->placement.strict, s->index);
+  s->spin_next = true;
   __atomic_store_n(&s->state, RUN, __ATOMIC_RELEASE); /* started */
   for (;;) {
     rcupl_exec_drain(e);
@@ -367,4 +391,9 @@ void rcupl_exec_set_fork_child(struct rcupl_exec_set *e) {
   e->high = 0;
 }
 
+uint64_t rcupl_exec_unspun_sleeps(void) {
+  return __atomic_load_n(&rcupl_exec_unspun, __ATOMIC_RELAXED);
+}
+#else
+uint64_t rcupl_exec_unspun_sleeps(void) { return 0; }
 #endif /* RCUPL_HAVE_EXECUTOR */

@@ -37,6 +37,12 @@ struct rcupl_exec_slot {
   bool exiting;     /* atomic: trimmed, stop once idle (EXEC_SET-4) */
   bool unjoined;    /* under grow_lock: stopped or stopping, not joined */
   pthread_t tid;
+  /* The yield policy's spin, only while it pays (EXEC_SET-5): claimed_tick
+   * is written by the claimer of a sleeping thread before its GIVEN
+   * store, the others are the thread's own. Coarse clock readings. */
+  bool spin_next;        /* spin before the next sleep */
+  uint64_t slept_tick;   /* when the thread last went to sleep */
+  uint64_t claimed_tick; /* when a claimer took it asleep */
 };
 
 struct rcupl_exec_task {

@@ -108,6 +108,13 @@ void rcupl_follow_describe_counts(const size_t from[3], const size_t to[3],
  * (rcupl_follow_maybe, FOLLOW-3), through one call. */
 void rcupl_follow_maybe_for_bench(rcupool_t *m);
 
+/* Test hook: how many times a thread of an executor's set (lib/exec_set.c)
+ * went to sleep without spinning first, in the whole process: under the
+ * yield policy, after a task that came a tick or more after its sleep
+ * (EXEC_SET-5). Always 0 with a pthreadpool without the executor API.
+ * Threads: any. */
+uint64_t rcupl_exec_unspun_sleeps(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,12 +11,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "rcupool/rcupool.h"
+#include "rcupool_private/testing.h"
 #include "tests/placement_support.h"
 #include "tests/support/annotate.h"
 #include "tests/support/support.h"
@@ -167,6 +169,49 @@ TEST(PoolView, WidthsOneTwoFourEightAndAnotherLibrarysPoolShareWidestSet) {
   EXPECT_EQ(rcupool_test::SettledOsThreadCount(), base + 7);
   pthreadpool_destroy(other);
   for (auto &p : pins) rcupool_unpin(&p);
+#endif
+}
+
+// EXEC_SET-5: under the yield policy a thread of the set whose tasks come a
+// tick or more apart sleeps without spinning first (as Debian 12's workers
+// do under PTHREADPOOL_FLAG_YIELD_WORKERS), so a borrowed thread that
+// arrives after its call is over burns no spin; under the spin policy it
+// always spins. Ten parallel calls 30 ms apart (several ticks of the
+// coarse clock at any HZ of 100 or more) on a pool of 2: each wakes the
+// set's one thread from its sleep.
+#if HAS_EXECUTOR_API
+uint64_t UnspunSleepsOverSparseCalls(rcupool_t *m, int calls) {
+  EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 64));  // the set's thread
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const uint64_t before = rcupl_exec_unspun_sleeps();
+  for (int i = 0; i < calls; i++) {
+    EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 64));
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  }
+  return rcupl_exec_unspun_sleeps() - before;
+}
+#endif
+
+TEST(PoolView, YieldPolicyThreadWhoseTasksComeTicksApartSleepsWithoutSpin) {
+  SKIP_WITHOUT_EXECUTOR_API();
+#if HAS_EXECUTOR_API
+  Manager m(2, 0, 0);
+  ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_YIELD), 0);
+  const uint64_t unspun = UnspunSleepsOverSparseCalls(m, 10);
+  std::printf("yield policy: %llu of 10 sleeps after a call without a spin\n",
+              static_cast<unsigned long long>(unspun));
+  // Every call's wake is a tick after the sleep before it; a spurious
+  // futex wake-up may add a sleep.
+  EXPECT_GE(unspun, 10u);
+#endif
+}
+
+TEST(PoolView, SpinPolicyThreadAlwaysSpinsBeforeItSleeps) {
+  SKIP_WITHOUT_EXECUTOR_API();
+#if HAS_EXECUTOR_API
+  Manager m(2, 0, 0);
+  ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_SPIN), 0);
+  EXPECT_EQ(UnspunSleepsOverSparseCalls(m, 10), 0u);
 #endif
 }
 
