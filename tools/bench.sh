@@ -50,27 +50,43 @@ reps="${BENCH_REPETITIONS:-5}"
 # shellcheck disable=SC2206
 bazel=(bazel ${BAZEL_STARTUP_OPTIONS:-})
 
-"${bazel[@]}" build -c opt //benchmarks:all
-bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
-lib="$bin/lib/shared"
-bin="$bin/benchmarks"
-
 # Everything this run writes goes under $work until the run has succeeded.
 work="$(mktemp -d "${TMPDIR:-/tmp}/rcupool-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# Pools as views (issue 40): views_bench and idle_bench built against the
+# newest Debian pthreadpool (tools/setup.sh --deps newest builds it, a few
+# seconds once), where rcupool's pools are views. Built first and kept
+# aside ($newest), as the plain build below replaces Bazel's outputs; so
+# idle_bench can run on both pthreadpools one right after the other.
+tools/setup.sh --deps newest
+"${bazel[@]}" build -c opt --config=newest //benchmarks:views_bench \
+  //benchmarks:idle_bench
+newest="$work/newest"
+mkdir "$newest"
+cp "$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)/benchmarks/views_bench" \
+  "$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)/benchmarks/idle_bench" \
+  "$newest/"
+
+"${bazel[@]}" build -c opt //benchmarks:all
+bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
+lib="$bin/lib/shared"
+bin="$bin/benchmarks"
 out="$work/results"
 timeline="$work/churn_timeline.dat"
 site="$work/site"
 mkdir "$out" "$site"
 
-# run_as NAME PROGRAM REPETITIONS [ARG...]: results/NAME.json from PROGRAM.
+# run_as NAME PROGRAM REPETITIONS [ARG...]: results/NAME.json from PROGRAM
+# (a name in $bin, or a path).
 run_as() {
   local name="$1" program="$2" n="$3"
   shift 3
+  case "$program" in /*) ;; *) program="$bin/$program" ;; esac
   echo "=== $name ($n repetitions)"
-  "$bin/$program" \
+  "$program" \
     --benchmark_repetitions="$n" \
     --benchmark_enable_random_interleaving=true \
     --benchmark_out="$out/$name.json" \
@@ -88,8 +104,6 @@ run dispatch_bench "$reps" --benchmark_min_time=0.2
 run xnn_bench "$reps" --benchmark_min_time=0.2
 run reset_bench "$reps"
 run sized_bench "$reps" --benchmark_min_time=0.2
-# Fixed iteration counts of 50-200 ms windows: about 20 s a repetition.
-run idle_bench 3
 # Warm widths: the guard rows, then two churns of about 2 s each.
 run warm_bench "$reps" --benchmark_min_time=0.2
 # Thread counts are exact; three runs show they repeat.
@@ -99,16 +113,14 @@ tools/wheel.sh --library "$lib/librcupool.so.0" \
   --xnnpack-library "$lib/librcupool_xnnpack.so.0" --stage "$site"
 run python_bench "$reps" --benchmark_min_time=0.2 --python_path="$site"
 
-# Pools as views (issue 40): views_bench built against the newest Debian
-# pthreadpool (tools/setup.sh --deps newest builds it, a few seconds once),
-# where rcupool's pools are views; last, as the build replaces the outputs
-# of the plain one.
-tools/setup.sh --deps newest
-"${bazel[@]}" build -c opt --config=newest //benchmarks:views_bench \
-  //benchmarks:idle_bench
-run views_bench "$reps" --benchmark_min_time=0.2
-# The idle rows on views, against idle_bench's rows on Debian 12 above.
-run_as idle_bench_newest idle_bench 3
+# Fixed iteration counts of 50-200 ms windows: about 20 s a repetition.
+# The idle rows on views (idle_bench_newest) are compared with idle_bench's
+# on Debian 12's pthreadpool: the two run back to back, as the CPU a
+# sleeping caller's 50 ms window costs (the floor of both) drifts on this
+# kind of machine from one minute to the next.
+run idle_bench 3
+run_as idle_bench_newest "$newest/idle_bench" 3
+run_as views_bench "$newest/views_bench" "$reps" --benchmark_min_time=0.2
 
 # The raw JSON names the binary by its path in Bazel's output base: keep
 # only its name, so the committed files hold no path of this machine.
