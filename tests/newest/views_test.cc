@@ -180,7 +180,9 @@ TEST(PoolView, WidthsOneTwoFourEightAndAnotherLibrarysPoolShareWidestSet) {
 // coarse clock at any HZ of 100 or more) on a pool of 2: each wakes the
 // set's one thread from its sleep.
 #if HAS_EXECUTOR_API
-uint64_t UnspunSleepsOverSparseCalls(rcupool_t *m, int calls) {
+uint64_t UnspunSleepsOverSparseCalls(rcupool_idle_t idle, int calls) {
+  Manager m(2, 0, 0);
+  EXPECT_EQ(rcupool_set_idle(m, idle), 0);
   EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 64));  // the set's thread
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   const uint64_t before = rcupl_exec_unspun_sleeps();
@@ -195,9 +197,7 @@ uint64_t UnspunSleepsOverSparseCalls(rcupool_t *m, int calls) {
 TEST(PoolView, YieldPolicyThreadWhoseTasksComeTicksApartSleepsWithoutSpin) {
   SKIP_WITHOUT_EXECUTOR_API();
 #if HAS_EXECUTOR_API
-  Manager m(2, 0, 0);
-  ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_YIELD), 0);
-  const uint64_t unspun = UnspunSleepsOverSparseCalls(m, 10);
+  const uint64_t unspun = UnspunSleepsOverSparseCalls(RCUPOOL_IDLE_YIELD, 10);
   std::printf("yield policy: %llu of 10 sleeps after a call without a spin\n",
               static_cast<unsigned long long>(unspun));
   // Every call's wake is a tick after the sleep before it; a spurious
@@ -209,9 +209,7 @@ TEST(PoolView, YieldPolicyThreadWhoseTasksComeTicksApartSleepsWithoutSpin) {
 TEST(PoolView, SpinPolicyThreadAlwaysSpinsBeforeItSleeps) {
   SKIP_WITHOUT_EXECUTOR_API();
 #if HAS_EXECUTOR_API
-  Manager m(2, 0, 0);
-  ASSERT_EQ(rcupool_set_idle(m, RCUPOOL_IDLE_SPIN), 0);
-  EXPECT_EQ(UnspunSleepsOverSparseCalls(m, 10), 0u);
+  EXPECT_EQ(UnspunSleepsOverSparseCalls(RCUPOOL_IDLE_SPIN, 10), 0u);
 #endif
 }
 
