@@ -7,8 +7,10 @@
  *   NAMES-1. Every name starts with "rcupool" and fits Linux's 15 bytes: a
  *       pool's worker is "rcupool-w<index>/<width>" (index 1..width-1, the
  *       creating thread being index 0), "rcupool-<index>/<width>" when the
- *       "w" would not fit (widths of three digits); the reclaim thread is
- *       "rcupool-reclaim".
+ *       "w" would not fit (widths of three digits); a thread of an
+ *       executor's set, which serves views of every width, is
+ *       "rcupool-w<index>/*" (which fits for every index); the reclaim
+ *       thread is "rcupool-reclaim".
  *   NAMES-2. A thread only ever names itself, and only a thread rcupool
  *       started: the worker census names the workers but never the thread
  *       that creates the pool (lib/worker.c, WORKER-1), the reclaim
@@ -46,6 +48,8 @@ void rcupl_thread_name_set_worker(size_t index) {
 
 _Static_assert(sizeof("rcupool-255/256") <= RCUPL_NAME_MAX,
                "a worker name of the widest pool fits Linux's 15 bytes");
+_Static_assert(sizeof("rcupool-w999/*") <= RCUPL_NAME_MAX,
+               "a set thread's name fits Linux's 15 bytes");
 _Static_assert(RCUPOOL_MAX_THREADS <= 999,
                "worker names hold widths of at most three digits");
 _Static_assert(sizeof("rcupool-reclaim") <= RCUPL_NAME_MAX,

@@ -14,7 +14,8 @@
 #      sources) natively against the install, and the core, placement,
 #      fork, XNNPACK and ExecuTorch stand-in tests run, each with a time
 #      limit, with tests/newest's threads_count_test, executor_test and
-#      views_test (rcupool's pools as views over its own threads).
+#      views_test (rcupool's pools as views over its own threads), and
+#      tests/workers/names_test (the names of a set's threads).
 # One line per check and, last, "N passed, N failed". NEWEST_BUILD: a
 # build folder to keep and reuse (default a temporary one).
 set -uo pipefail
@@ -96,7 +97,8 @@ fork_fork_test fork_log_hook_test fork_parallel_test
 xnnpack_invoke_test xnnpack_lifetime_test xnnpack_pool_test xnnpack_idle_test
 xnnpack_errors_test xnnpack_sized_modules_test
 et_api_test et_guard_test et_backend_test et_churn_test et_idle_test
-newest_threads_count_test newest_executor_test newest_views_test"
+newest_threads_count_test newest_executor_test newest_views_test
+workers_names_test"
 build_tests() {
   local generator=()
   command -v ninja >/dev/null && generator=(-GNinja)

@@ -2,9 +2,12 @@
 // Thread names: every worker of an rcupool pool and the reclaim thread
 // carry a name that starts with "rcupool", as top -H, perf, gdb and
 // /proc/<pid>/task/*/comm show it; the thread that creates a pool (which
-// the worker census also runs on) keeps its own name.
+// the worker census also runs on) keeps its own name. On a pthreadpool
+// with the executor API a pool is a view over its manager's set, whose
+// threads serve every width: "rcupool-w<index>/*" (lib/exec_set.c).
 #include <dirent.h>
 #include <pthread.h>
+#include <pthreadpool.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,6 +29,18 @@ using rcupool_test::NoWarmManager;
 namespace {
 
 pid_t Tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+#ifdef PTHREADPOOL_FLAG_DONT_SPIN_WORKERS /* the executor API: views */
+constexpr bool kViews = true;
+#else
+constexpr bool kViews = false;
+#endif
+
+// The name of worker `index` of a pool of `width` threads (NAMES-1).
+std::string WorkerName(size_t index, size_t width) {
+  return "rcupool-w" + std::to_string(index) + "/" +
+         (kViews ? std::string("*") : std::to_string(width));
+}
 
 // /proc/self/task/<tid>/comm without its newline; "" when it is gone.
 std::string Comm(pid_t tid) {
@@ -101,7 +116,7 @@ TEST(RcupoolCreate, ThreeThreadPoolWorkersNamedRcupoolWithIndexAndWidth) {
   std::set<std::string> names;
   for (pid_t tid : tids)
     if (tid != Tid()) names.insert(Comm(tid));
-  EXPECT_EQ(names, (std::set<std::string>{"rcupool-w1/3", "rcupool-w2/3"}));
+  EXPECT_EQ(names, (std::set<std::string>{WorkerName(1, 3), WorkerName(2, 3)}));
 }
 
 TEST(RcupoolCreate, CallingThreadKeepsItsName) {
@@ -121,25 +136,28 @@ TEST(RcupoolReset, NewPoolsWorkersNamedForTheirWidth) {
   std::set<std::string> names;
   for (pid_t tid : tids)
     if (tid != Tid()) names.insert(Comm(tid));
-  EXPECT_EQ(names, (std::set<std::string>{"rcupool-w1/4", "rcupool-w2/4",
-                                          "rcupool-w3/4"}));
+  EXPECT_EQ(names, (std::set<std::string>{WorkerName(1, 4), WorkerName(2, 4),
+                                          WorkerName(3, 4)}));
   EXPECT_EQ(Comm(Tid()), "names-test");
 }
 
 // Linux keeps 15 bytes of a name: "rcupool-w100/101" (16) does not fit,
-// so a worker of a width of three digits drops the "w". Every worker
-// still starts with "rcupool" and has a name of its own.
+// so a worker of a width of three digits drops the "w" (a set's thread,
+// "rcupool-w100/*", fits). Every worker still starts with "rcupool" and
+// has a name of its own.
 TEST(RcupoolCreate, WorkersOfThreeDigitWidthNamedWithinFifteenBytes) {
   NoWarmManager m(101);
+  const std::string suffix = kViews ? "/*" : "/101";
   std::set<std::string> names;
   for (const auto &t : AllComms())
-    if (t.second.size() >= 4 &&
-        t.second.compare(t.second.size() - 4, 4, "/101") == 0)
+    if (t.second.size() >= suffix.size() &&
+        t.second.compare(t.second.size() - suffix.size(), suffix.size(),
+                         suffix) == 0)
       names.insert(t.second);
   EXPECT_EQ(names.size(), 100u);
-  EXPECT_EQ(names.count("rcupool-w1/101"), 1u);
-  EXPECT_EQ(names.count("rcupool-w99/101"), 1u);
-  EXPECT_EQ(names.count("rcupool-100/101"), 1u);
+  EXPECT_EQ(names.count(WorkerName(1, 101)), 1u);
+  EXPECT_EQ(names.count(WorkerName(99, 101)), 1u);
+  EXPECT_EQ(names.count(kViews ? "rcupool-w100/*" : "rcupool-100/101"), 1u);
   for (const std::string &n : names) {
     EXPECT_EQ(n.rfind("rcupool", 0), 0u) << n;
     EXPECT_LE(n.size(), 15u) << n;
