@@ -64,16 +64,15 @@ trap 'exit 143' TERM
 tools/setup.sh --deps newest
 "${bazel[@]}" build -c opt --config=newest //benchmarks:views_bench \
   //benchmarks:idle_bench
+# Both builds write to the same -c opt output folder.
+root="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
+lib="$root/lib/shared"
+bin="$root/benchmarks"
 newest="$work/newest"
 mkdir "$newest"
-cp "$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)/benchmarks/views_bench" \
-  "$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)/benchmarks/idle_bench" \
-  "$newest/"
+cp "$bin/views_bench" "$bin/idle_bench" "$newest/"
 
 "${bazel[@]}" build -c opt //benchmarks:all
-bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
-lib="$bin/lib/shared"
-bin="$bin/benchmarks"
 out="$work/results"
 timeline="$work/churn_timeline.dat"
 site="$work/site"
