@@ -171,7 +171,7 @@ size_t rcupl_warm_limit_locked(rcupool_t *m, struct rcupl_work **chain) {
     uint64_t oldest_use = 0;
     rcupl_for_each_pool(p, m) {
       if (!rcupl_warm_is_warm_locked(m, p)) continue;
-      uint64_t use = __atomic_load_n(&p->last_use, __ATOMIC_RELAXED);
+      uint64_t use = rcupl_pool_last_use(p);
       if (oldest == NULL || use < oldest_use) {
         oldest = p;
         oldest_use = use;
@@ -216,7 +216,7 @@ static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
     }
     /* After the acquire load of refs (is_warm): the stamp of the unpin
      * that left it warm is seen. A stamp after `now` is not expired. */
-    const uint64_t since = __atomic_load_n(&p->last_use, __ATOMIC_RELAXED);
+    const uint64_t since = rcupl_pool_last_use(p);
     if (w->all || p->fork_orphan ||
         (w->now >= since && w->now - since >= warm_ns)) {
       rcupl_warm_let_go_locked(w, p,
