@@ -75,6 +75,14 @@ TARGETS = (
      "refcount in a .so", "Read_AtomicRefcountShared", "1", None),
     ("pin + unpin", READ, "Pin_Rcupool", "atomic refcount",
      "Read_AtomicRefcount", "2+", None),
+    # Pins scale with the threads that pin (invariant 15): each count of
+    # threads beside a counter nobody shares (the floor) and the refcount
+    # every thread shares; the 2+ rows also give n threads / 1 thread.
+    ("pin + unpin vs a per-thread counter (the floor)", READ, "Pin_Rcupool",
+     "per-thread counter", "Read_PerThreadCounter", "all", None),
+    ("a per-thread counter vs the shared refcount", STATIC,
+     "Read_PerThreadCounter", "atomic refcount", "Read_AtomicRefcount",
+     "all", None),
     ("width guard (sized pin, scope, unpin), {v}", SHARED, "Guard_Rcupool/*",
      "atomic refcount", "Read_AtomicRefcount", "1", ("<=", 4)),
     ("width guard (sized pin, scope, unpin), {v}", STATIC, "Guard_Rcupool/*",
