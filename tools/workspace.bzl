@@ -207,6 +207,33 @@ def _system_libraries_impl(ctx):
                     debian,
                 ) + "--@rcupool//lib/deps:%s at your own build" % pkg
             ))
+    _python_embed(ctx)
+
+def _python_embed(ctx):
+    """The package python: CPython to embed (python3-dev), found through
+    the system's interpreter; a package that fails when it is missing."""
+    head = "# Made by rcupool's tools/workspace.bzl (rcupool_system).\n"
+    python = ctx.attr.python
+    r = ctx.execute([python, "-c", "import sysconfig; print(sysconfig.get_path('include')); " +
+                                   "print(sysconfig.get_config_var('LDVERSION'))"])
+    lines = r.stdout.strip().split("\n") if r.return_code == 0 else []
+    if len(lines) == 2 and ctx.path(lines[0] + "/Python.h").exists:
+        ctx.symlink(lines[0], "python/include")
+        ctx.file("python/BUILD.bazel", head + (
+            "# CPython %s from %s (its headers in %s).\n" % (lines[1], python, lines[0]) +
+            "load(\"@rules_cc//cc:defs.bzl\", \"cc_library\")\n\n" +
+            "cc_library(\n" +
+            "    name = \"embed\",\n" +
+            "    hdrs = glob([\"include/**/*.h\"]),\n" +
+            "    includes = [\"include\"],\n" +
+            "    linkopts = [\"-lpython%s\"],\n" % lines[1] +
+            "    visibility = [\"//visibility:public\"],\n" +
+            ")\n"
+        ))
+    else:
+        ctx.file("python/BUILD.bazel", head + "fail(%r)\n" % (
+            "rcupool: no Python.h for %s: install python3-dev (Debian, Ubuntu)" % python
+        ))
 
 rcupool_system = repository_rule(
     implementation = _system_libraries_impl,
@@ -224,11 +251,13 @@ rcupool_system = repository_rule(
             "/usr/lib",
             "/usr/local/lib",
         ]),
+        "python": attr.string(default = "/usr/bin/python3"),
     },
     local = True,
     doc = """rcupool's system libraries (liburcu, pthreadpool, cpuinfo,
 XNNPACK) as cc_library targets, one package each: @rcupool_system//urcu:bp
-and :memb, //pthreadpool, //cpuinfo, //xnnpack. A library whose header or
+and :memb, //pthreadpool, //cpuinfo, //xnnpack; and //python:embed, the
+system's CPython to embed (rcupool's Python benchmark). A library whose header or
 .so is not found gets a package that fails, naming the Debian package, only
 when a build needs it.""",
 )
