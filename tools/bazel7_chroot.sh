@@ -31,7 +31,7 @@ set -eu
 
 SCRIPT=bazel7_chroot.sh
 . "$(dirname "$0")/args.sh" || exit 2
-. "$(dirname "$0")/chroot.sh" || exit 2
+. "$(dirname "$0")/sid.sh" || exit 2
 usage() { usage_from_header; }
 
 check=""
@@ -57,7 +57,7 @@ zlib1g-dev pkg-config cmake ninja-build binutils file python3 python3-dev
 python3-pip python3-pytest python3-setuptools python3-threadpoolctl
 python3-venv python3-wheel spin valgrind util-linux procps"
 # Bumped when the modules or the bazelrc written below change.
-MODULES=2
+MODULES=3
 want="$(echo $PACKAGES) modules $MODULES"
 
 done_print() {
@@ -96,17 +96,7 @@ run() {
 if [ ! -x "$bazel7_root/usr/bin/apt-get" ] || [ ! -f "$bazel7_dir/.debootstrap" ]; then
   command -v debootstrap >/dev/null 2>&1 ||
     fail "debootstrap is missing (tools/setup.sh --bazel 7 installs it)"
-  # The archive the machine's apt sources name (deb822 or one-line form).
-  archive=""
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    archive=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' "$f" | grep -v security | head -n 1)
-    [ -z "$archive" ] || break
-  done
-  if [ -z "$archive" ]; then
-    archive=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-      sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) .*/\2/p' | grep -v security | head -n 1)
-  fi
+  archive=$(sid_archive)
   [ -n "$archive" ] || fail "no Debian archive named in /etc/apt/sources.list{,.d}"
   say "debootstrap sid from $archive into $bazel7_root (about 1 min)"
   rm -rf "$bazel7_root" "$bazel7_dir/.debootstrap" "$bazel7_stamp"
@@ -132,16 +122,20 @@ mods=/usr/local/share/rcupool/bazel-modules
 M="$bazel7_root$mods"
 rm -rf "$M"
 mkdir -p "$M"
+# module NAME [cc]: the folder of module NAME with its MODULE.bazel (a
+# bazel_dep on rules_cc with cc) and an empty BUILD.bazel.
+module() {
+  mkdir -p "$M/$1"
+  echo "module(name = \"$1\")" > "$M/$1/MODULE.bazel"
+  [ "${2-}" != cc ] ||
+    printf '\nbazel_dep(name = "rules_cc", version = "0.0.11")\n' >> "$M/$1/MODULE.bazel"
+  : > "$M/$1/BUILD.bazel"
+}
 # Empty modules under the names Bazel's bazel_tools asks for that no
 # Debian package provides (it never builds them here).
-for name in apple_support protobuf; do
-  mkdir -p "$M/$name"
-  echo "module(name = \"$name\")" > "$M/$name/MODULE.bazel"
-  : > "$M/$name/BUILD.bazel"
-done
-mkdir -p "$M/buildozer"
-echo 'module(name = "buildozer")' > "$M/buildozer/MODULE.bazel"
-: > "$M/buildozer/BUILD.bazel"
+module apple_support
+module protobuf
+module buildozer
 # bazel_tools uses the extension buildozer_binary (repository
 # buildozer_binary), as upstream's module has it; here an empty one.
 cat > "$M/buildozer/buildozer_binary.bzl" <<'EOF'
@@ -153,20 +147,9 @@ _empty = repository_rule(implementation = _empty_impl)
 def _buildozer_binary_impl(mctx):
     _empty(name = "buildozer_binary")
 
-buildozer_binary = module_extension(
-    implementation = _buildozer_binary_impl,
-    tag_classes = {"buildozer": tag_class(attrs = {
-        "version": attr.string(),
-        "sha256": attr.string_dict(),
-    })},
-)
+buildozer_binary = module_extension(implementation = _buildozer_binary_impl)
 EOF
-mkdir -p "$M/zlib"
-cat > "$M/zlib/MODULE.bazel" <<'EOF'
-module(name = "zlib")
-
-bazel_dep(name = "rules_cc", version = "0.0.11")
-EOF
+module zlib cc
 cat > "$M/zlib/BUILD.bazel" <<'EOF'
 load("@rules_cc//cc:defs.bzl", "cc_library")
 
@@ -185,12 +168,8 @@ alias(
 EOF
 # GoogleTest and Google Benchmark under their registry names and targets,
 # over sid's prebuilt libraries (headers in /usr/include).
-mkdir -p "$M/googletest" "$M/google_benchmark"
-cat > "$M/googletest/MODULE.bazel" <<'EOF'
-module(name = "googletest")
-
-bazel_dep(name = "rules_cc", version = "0.0.11")
-EOF
+module googletest cc
+module google_benchmark cc
 cat > "$M/googletest/BUILD.bazel" <<'EOF'
 load("@rules_cc//cc:defs.bzl", "cc_library")
 
@@ -218,11 +197,6 @@ cc_library(
     linkopts = ["-lgmock_main"],
     deps = [":gtest"],
 )
-EOF
-cat > "$M/google_benchmark/MODULE.bazel" <<'EOF'
-module(name = "google_benchmark")
-
-bazel_dep(name = "rules_cc", version = "0.0.11")
 EOF
 cat > "$M/google_benchmark/BUILD.bazel" <<'EOF'
 load("@rules_cc//cc:defs.bzl", "cc_library")

@@ -1,8 +1,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The sid chroot of Bazel 7 (tools/bazel7_chroot.sh makes it, tools/bazel7
+# What the scripts that reach Debian sid share: the archive (for
+# tools/deps_newest.sh's sources and tools/bazel7_chroot.sh's chroot) and
+# the sid chroot of Bazel 7 (tools/bazel7_chroot.sh makes it, tools/bazel7
 # runs Bazel in it). Not a command: a script sources it after args.sh.
 # POSIX sh.
 #
+#   sid_archive         prints the Debian archive the machine's apt sources
+#                       name (deb822 or one-line form; not the security
+#                       one), nothing when they name none
 #   chroot_dir          sets bazel7_dir (the cache folder of the chroot:
 #                       $RCUPOOL_BAZEL7 when set, else
 #                       ${XDG_CACHE_HOME:-$HOME/.cache}/rcupool/bazel7),
@@ -20,7 +25,21 @@
 #                       in a mount namespace of its own; its exit status
 
 # This file, for the shell of chroot_run's namespace.
-CHROOT_SH="$(dirname "$0")/chroot.sh"
+CHROOT_SH="$(dirname "$0")/sid.sh"
+
+sid_archive() {
+  archive=""
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    archive=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' "$f" | grep -v security | head -n 1)
+    [ -z "$archive" ] || break
+  done
+  if [ -z "$archive" ]; then
+    archive=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+      sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) .*/\2/p' | grep -v security | head -n 1)
+  fi
+  echo "$archive"
+}
 
 chroot_dir() {
   bazel7_dir=${RCUPOOL_BAZEL7:-${XDG_CACHE_HOME:-$HOME/.cache}/rcupool/bazel7}
