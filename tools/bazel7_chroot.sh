@@ -9,9 +9,9 @@
 # Google Benchmark and the host tools rcupool's tests run; Debian's Bazel
 # modules (bazel-* packages, overridden by Debian's /etc/bazel/bazelrc), and
 # the modules Bazel's bazel_tools asks for that Debian does not package,
-# with googletest and google_benchmark as modules over sid's prebuilt
-# libraries, all as --override_module lines of the chroot's
-# /etc/bazel.bazelrc: a bzlmod workspace then resolves fully offline.
+# all as --override_module lines of the chroot's /etc/bazel.bazelrc, and
+# googletest over sid's prebuilt libraries, in a local registry that file
+# names: a bzlmod workspace then resolves fully offline.
 # Prints a line per long step, and nothing when the chroot is ready.
 # Needs root (exit 2 without).
 #
@@ -57,7 +57,9 @@ zlib1g-dev pkg-config cmake ninja-build binutils file python3 python3-dev
 python3-pip python3-pytest python3-setuptools python3-threadpoolctl
 python3-venv python3-wheel spin valgrind util-linux procps"
 # Bumped when the modules or the bazelrc written below change.
-MODULES=3
+MODULES=4
+# The versions of the registry's googletest module a bazel_dep may name.
+GOOGLETEST_VERSIONS="1.10.0 1.11.0 1.12.1 1.13.0 1.14.0 1.14.0.bcr.1 1.15.0 1.15.2 1.16.0 1.17.0"
 want="$(echo $PACKAGES) modules $MODULES"
 
 done_print() {
@@ -166,10 +168,9 @@ alias(
     visibility = ["//visibility:public"],
 )
 EOF
-# GoogleTest and Google Benchmark under their registry names and targets,
-# over sid's prebuilt libraries (headers in /usr/include).
+# GoogleTest under its registry name and targets, over sid's prebuilt
+# libraries (headers in /usr/include).
 module googletest cc
-module google_benchmark cc
 cat > "$M/googletest/BUILD.bazel" <<'EOF'
 load("@rules_cc//cc:defs.bzl", "cc_library")
 
@@ -198,29 +199,35 @@ cc_library(
     deps = [":gtest"],
 )
 EOF
-cat > "$M/google_benchmark/BUILD.bazel" <<'EOF'
-load("@rules_cc//cc:defs.bzl", "cc_library")
-
-# sid's libbenchmark-dev.
-package(default_visibility = ["//visibility:public"])
-
-cc_library(
-    name = "benchmark",
-    linkopts = ["-lbenchmark", "-pthread"],
-)
-
-cc_library(
-    name = "benchmark_main",
-    linkopts = ["-lbenchmark_main"],
-    deps = [":benchmark"],
-)
-EOF
+# A registry of its own that serves that module under the registry's
+# versions of GoogleTest: an --override_module of a module that is not in a
+# workspace's graph is an error, while a registry is read only for the
+# modules a workspace asks for. A version it lacks fails naming it.
+reg=/usr/local/share/rcupool/bazel-registry
+R="$bazel7_root$reg"
+rm -rf "$R"
+mkdir -p "$R/modules/googletest"
+echo "{\"module_base_path\": \"$mods\"}" > "$R/bazel_registry.json"
+versions=""
+for v in $GOOGLETEST_VERSIONS; do
+  mkdir -p "$R/modules/googletest/$v"
+  printf 'module(name = "googletest", version = "%s")\n\nbazel_dep(name = "rules_cc", version = "0.0.11")\n' \
+    "$v" > "$R/modules/googletest/$v/MODULE.bazel"
+  echo '{"type": "local_path", "path": "googletest"}' > "$R/modules/googletest/$v/source.json"
+  versions="$versions${versions:+, }\"$v\""
+done
+echo "{\"versions\": [$versions], \"yanked_versions\": {}, \"maintainers\": []}" \
+  > "$R/modules/googletest/metadata.json"
 {
   echo "# Written by rcupool's tools/bazel7_chroot.sh: the modules Debian does not"
   echo "# package, so that a bzlmod workspace resolves without a registry."
-  for name in apple_support protobuf buildozer zlib googletest google_benchmark; do
+  for name in apple_support protobuf buildozer zlib; do
     echo "common --override_module=$name=$mods/$name"
   done
+  echo "# GoogleTest (any of $(echo $GOOGLETEST_VERSIONS)); nothing else is served."
+  echo "common --registry=file://$reg"
+  echo "# Python tests run from the source tree: no __pycache__ written there."
+  echo "test --test_env=PYTHONDONTWRITEBYTECODE=1"
   echo "# Bzlmod only, as Bazel 8 and later: no WORKSPACE, no WORKSPACE suffix"
   echo "# (whose repositories Bazel 7 would try to download)."
   echo "common --noenable_workspace"

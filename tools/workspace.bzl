@@ -24,8 +24,7 @@ tools/extensions.bzl declare the same repositories). Three macros:
       but a consumer with the real rules should simply not call it.
 
   rcupool_dev_dependencies()
-      rcupool's own WORKSPACE only: GoogleTest and Google Benchmark for its
-      tests and benchmarks.
+      rcupool's own WORKSPACE only: GoogleTest for its tests.
 
 Usage in a consuming WORKSPACE:
 
@@ -137,6 +136,8 @@ _SYSTEM = [
     ("pthreadpool", "pthreadpool.h", ["pthreadpool"], "libpthreadpool-dev"),
     ("cpuinfo", "cpuinfo.h", ["cpuinfo"], "libcpuinfo-dev"),
     ("xnnpack", "xnnpack.h", ["XNNPACK"], "libxnnpack-dev"),
+    # rcupool's own benchmarks only.
+    ("benchmark", "benchmark/benchmark.h", ["benchmark", "benchmark_main"], "libbenchmark-dev"),
 ]
 
 _SYSTEM_BUILD = {
@@ -162,6 +163,17 @@ cc_library(
 cc_library(
     name = "cpuinfo",
     linkopts = ["-lcpuinfo"],
+)
+""",
+    "benchmark": """
+cc_library(
+    name = "benchmark",
+    linkopts = ["-lbenchmark", "-pthread"],
+)
+
+cc_library(
+    name = "benchmark_main",
+    linkopts = ["-lbenchmark_main", "-lbenchmark", "-pthread"],
 )
 """,
     "xnnpack": """
@@ -256,8 +268,9 @@ rcupool_system = repository_rule(
     local = True,
     doc = """rcupool's system libraries (liburcu, pthreadpool, cpuinfo,
 XNNPACK) as cc_library targets, one package each: @rcupool_system//urcu:bp
-and :memb, //pthreadpool, //cpuinfo, //xnnpack; and //python:embed, the
-system's CPython to embed (rcupool's Python benchmark). A library whose header or
+and :memb, //pthreadpool, //cpuinfo, //xnnpack; for rcupool's own
+benchmarks //benchmark (Google Benchmark) and //python:embed, the system's
+CPython to embed. A library whose header or
 .so is not found gets a package that fails, naming the Debian package, only
 when a build needs it.""",
 )
@@ -284,24 +297,15 @@ def rcupool_dependencies():
     maybe(rcupool_deps_newest, name = "rcupool_deps_newest")
 
 def rcupool_dev_dependencies():
-    """rcupool's own tests and benchmarks in WORKSPACE mode: @googletest and
-    @google_benchmark, with their module's target names, over Debian's
-    libgtest-dev and libbenchmark-dev (under bzlmod they are MODULE.bazel's
-    dev dependencies)."""
+    """rcupool's own tests in WORKSPACE mode: @googletest, with its module's
+    target names, over Debian's libgtest-dev (under bzlmod it is
+    MODULE.bazel's dev dependency)."""
     maybe(
         _dev_libraries,
         name = "googletest",
         targets = {
             "gtest": ["-lgtest", "-pthread"],
             "gtest_main": ["-lgtest_main", "-lgtest", "-pthread"],
-        },
-    )
-    maybe(
-        _dev_libraries,
-        name = "google_benchmark",
-        targets = {
-            "benchmark": ["-lbenchmark", "-pthread"],
-            "benchmark_main": ["-lbenchmark_main", "-lbenchmark", "-pthread"],
         },
     )
 
