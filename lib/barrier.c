@@ -19,6 +19,7 @@
 
 #include "barrier.h"
 #include "context.h"
+#include "executor.h"
 #include "lock.h"
 #include "log_deliver.h"
 #include "log_internal.h"
@@ -103,6 +104,7 @@ int rcupool_trim(rcupool_t *m) {
   size_t n = rcupl_warm_pass(m, true);
   err = rcupl_barrier(m);
   rcupl_log_deliver();
+  rcupl_executor_let_go(m); /* EXEC_SET-7: after the views' destroys */
   if (n != 0)
     rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm %s",
               (void *)m, n, rcupl_plural(n, "pool", "pools"));

@@ -24,6 +24,15 @@
  *       set keeps its widest live view's threads (lib/exec_set.c,
  *       EXEC_SET-4), so a view never outgrows it. Threads of a set that
  *       no call is using sleep (EXEC_SET-3).
+ *   EXECUTOR-3. A view has an executor context of its own, freed with it:
+ *       its destroy (on the reclaim thread, once no call of it can run)
+ *       marks it done, runs its tasks still queued on the set itself, and
+ *       only then calls pthreadpool_destroy(), which so never waits for a
+ *       thread of the set to come free (EXEC_SET-6). Other libraries'
+ *       pools share the set's `foreign` context (EXEC_SET-7), which
+ *       rcupool_executor() hands out; rcupool_trim() lets their kept
+ *       threads go (rcupl_executor_let_go()), and fork's prepare takes
+ *       sets_lock and every set's queue lock as leaves (EXEC_SET-8).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,6 +41,9 @@
 
 #include "cpuset.h"
 #include "exec_set.h"
+#include "exec_size.h"
+#include "exec_thread.h"
+#include "exec_types.h"
 #include "executor.h"
 #include "lock.h"
 #include "placement.h"
@@ -67,20 +79,38 @@ static struct rcupl_exec_set *rcupl_executor_set(
 int rcupl_executor_view(rcupool_t *m, size_t threads,
                         const rcupool_placement_t *pl,
                         const struct rcupl_cpuset *cpus, pthreadpool_t *tp,
-                        size_t *bind_failures, void **set) {
+                        size_t *bind_failures, void **view) {
   struct rcupl_exec_set *e = rcupl_executor_set(m, pl, cpus);
   if (e == NULL) return -ENOMEM;
+  struct rcupl_exec_ctx *c = calloc(1, sizeof(*c)); /* EXEC_SET-6 */
+  if (c == NULL) return -ENOMEM;
+  c->set = e;
   int err = rcupl_exec_set_view_made(e, threads); /* EXECUTOR-2 */
-  if (err != 0) return err;
-  *tp = pthreadpool_create_v2(&e->api, e, threads);
+  if (err != 0) {
+    free(c);
+    return err;
+  }
+  *tp = pthreadpool_create_v2(&e->api, c, threads);
   if (*tp == NULL) {
     rcupl_exec_set_view_gone(e, threads);
+    free(c);
     return -ENOMEM;
   }
-  *set = e;
+  *view = c;
   *bind_failures =
       cpus != NULL ? rcupl_exec_set_bind_failures(e, threads - 1) : 0;
   return 0;
+}
+
+void rcupl_executor_view_destroy(void *view, pthreadpool_t tp, size_t threads) {
+  struct rcupl_exec_ctx *c = view;
+  struct rcupl_exec_set *e = c->set;
+  /* EXECUTOR-3: its calls are over; its queued tasks run here, at once. */
+  pthreadpool_release_executor_threads(tp);
+  rcupl_exec_set_run_queued(e, c);
+  pthreadpool_destroy(tp);
+  rcupl_exec_set_view_gone(e, threads);
+  free(c);
 }
 
 int rcupl_executor_none(rcupool_t *m, size_t keep,
@@ -92,16 +122,33 @@ int rcupl_executor_none(rcupool_t *m, size_t keep,
   rcupl_placement_normalise(&none);
   struct rcupl_exec_set *e = rcupl_executor_set(m, &none, NULL);
   if (e == NULL) return -ENOMEM;
-  rcupl_exec_set_keep(e, keep); /* EXEC_SET-4 */
+  rcupl_exec_set_keep(e, keep); /* EXEC_SET-7 */
   int err = rcupl_exec_set_grow(e, keep);
   if (err != 0) return err;
   *executor = &e->api;
-  *context = e;
+  *context = &e->foreign;
   return 0;
 }
 
-void rcupl_executor_view_gone(void *set, size_t threads) {
-  rcupl_exec_set_view_gone(set, threads);
+void rcupl_executor_let_go(rcupool_t *m) {
+  /* sets_lock is held across: a set is freed only by
+   * rcupl_executor_forget(), and the let-go never waits for a task. */
+  rcupl_mutex_lock(&sets_lock);
+  for (struct rcupl_exec_set *e = sets; e != NULL; e = e->next)
+    if (e->m == m) rcupl_exec_set_let_go(e);
+  rcupl_mutex_unlock(&sets_lock);
+}
+
+void rcupl_executor_fork_prepare(void) {
+  rcupl_mutex_lock(&sets_lock);
+  for (struct rcupl_exec_set *e = sets; e != NULL; e = e->next)
+    rcupl_exec_set_fork_prepare(e);
+}
+
+void rcupl_executor_fork_parent(void) {
+  for (struct rcupl_exec_set *e = sets; e != NULL; e = e->next)
+    rcupl_exec_set_fork_parent(e);
+  rcupl_mutex_unlock(&sets_lock);
 }
 
 void rcupl_executor_fork_child(void) {
@@ -129,15 +176,20 @@ void rcupl_executor_forget(rcupool_t *m) {
 int rcupl_executor_view(rcupool_t *m, size_t threads,
                         const rcupool_placement_t *pl,
                         const struct rcupl_cpuset *cpus, pthreadpool_t *tp,
-                        size_t *bind_failures, void **set) {
+                        size_t *bind_failures, void **view) {
   (void)m, (void)threads, (void)pl, (void)cpus, (void)tp, (void)bind_failures;
-  (void)set;
+  (void)view;
   return -ENOTSUP;
 }
 
-void rcupl_executor_view_gone(void *set, size_t threads) {
-  (void)set, (void)threads;
+void rcupl_executor_view_destroy(void *view, pthreadpool_t tp, size_t threads) {
+  (void)view, (void)threads;
+  pthreadpool_destroy(tp);
 }
+
+void rcupl_executor_let_go(rcupool_t *m) { (void)m; }
+void rcupl_executor_fork_prepare(void) {}
+void rcupl_executor_fork_parent(void) {}
 
 int rcupl_executor_none(rcupool_t *m, size_t keep,
                         struct pthreadpool_executor **executor,

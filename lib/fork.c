@@ -33,7 +33,10 @@
  *                re-initialises it instead (no grace period runs there);
  *             4. the reclaim queue lock -> the list of managers -> every
  *                manager's lock (MANAGERS-1) -> the log queue's lock ->
- *                machine_lock -> cpus_lock (leaf locks, held for a copy).
+ *                machine_lock -> cpus_lock -> the executor's sets_lock ->
+ *                every set's queue lock (leaf locks, held for a copy;
+ *                EXEC_SET-8). Step 1's batch never waits for a thread of
+ *                a set, whose tasks may fork (EXEC_SET-6).
  *           A private manager's writer is not taken (FORK-7). The table of
  *           every lock of lib/ and what each handler does with it is
  *           docs/design.md's ("Every lock a fork can catch").
@@ -209,9 +212,11 @@ static void rcupl_fork_prepare(void) {
   rcupl_log_fork_prepare();
   rcupl_machine_fork_prepare();
   rcupl_cpus_fork_prepare();
+  rcupl_executor_fork_prepare(); /* EXEC_SET-8: leaves, after every wait */
 }
 
 static void rcupl_fork_parent(void) {
+  rcupl_executor_fork_parent();
   rcupl_cpus_fork_parent();
   rcupl_machine_fork_parent();
   rcupl_log_fork_parent();

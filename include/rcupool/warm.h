@@ -50,7 +50,11 @@ RCUPOOL_API int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms,
  * for the retires already queued (as rcupool_barrier()), releases every
  * pool that is not current and holds no pin, and waits until their threads
  * are joined. The current pool, a pool held by a pin and a pool a parallel
- * call is running on are never freed by it.
+ * call is running on are never freed by it. With a pthreadpool that has
+ * the executor API it also lets go of the threads kept for other
+ * libraries' pools on rcupool_executor() (rcupool/executor.h): idle ones
+ * are joined, and a live pool of theirs starts them again at its next
+ * call; it never waits for a task.
  * Returns: the number of pools it released (0 or more), or -EINVAL (m
  *   NULL), -EDEADLK or -EAGAIN as rcupool_barrier().
  * Threads: as rcupool_barrier().
