@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "classes.h"
+#include "classes_detect.h"
 #include "cores.h"
 #include "cpuset.h"
 #include "fault.h"
