@@ -87,7 +87,9 @@
  *   EXEC_SET-8. fork(): prepare takes e->lock after everything that may
  *       wait (lib/fork.c), so the child's queue is whole; the child has
  *       none of the set's threads and forgets them and the parent's views
- *       (orphans, never destroyed there).
+ *       (orphans, never destroyed there), then unlocks what its thread
+ *       took in prepare (re-initialising would leave LOCK-1's count
+ *       raised, and the child's log undelivered).
  */
 #define _GNU_SOURCE
 #include <errno.h>

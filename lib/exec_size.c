@@ -184,9 +184,8 @@ void rcupl_exec_set_fork_parent(struct rcupl_exec_set *e) {
 }
 
 void rcupl_exec_set_fork_child(struct rcupl_exec_set *e) {
-  rcupl_mutex_init(&e->grow_lock);
-  rcupl_mutex_init(&e->lock);
-  while (e->head != NULL) { /* the parent's pools' tasks; nodes kept */
+  rcupl_mutex_init(&e->grow_lock); /* a parent thread may have held it */
+  while (e->head != NULL) {        /* the parent's pools' tasks; nodes kept */
     struct rcupl_exec_task *t = e->head;
     e->head = t->next;
     t->next = e->spare;
@@ -198,6 +197,7 @@ void rcupl_exec_set_fork_child(struct rcupl_exec_set *e) {
   memset(e->views, 0, sizeof e->views); /* the parent's views are orphans */
   for (size_t i = 0; i < e->high; i++) e->slots[i].unjoined = false;
   e->high = 0;
+  rcupl_mutex_unlock(&e->lock); /* this thread's, since prepare */
 }
 
 #endif /* RCUPL_HAVE_EXECUTOR */

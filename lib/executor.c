@@ -152,9 +152,12 @@ void rcupl_executor_fork_parent(void) {
 }
 
 void rcupl_executor_fork_child(void) {
-  rcupl_mutex_init(&sets_lock);
+  /* Held by this thread since prepare: released, not re-initialised, so
+   * its count of locks held (LOCK-1) comes back to what it was and the
+   * child's log delivers again (LOG_DELIVER-1). */
   for (struct rcupl_exec_set *e = sets; e != NULL; e = e->next)
     rcupl_exec_set_fork_child(e);
+  rcupl_mutex_unlock(&sets_lock);
 }
 
 void rcupl_executor_forget(rcupool_t *m) {
