@@ -462,6 +462,8 @@ TEST(HostPatternsStress,
   // Pools go 2 ms after their last use and at most one stays warm: views
   // are destroyed (and the set trimmed) all through the stress.
   ASSERT_EQ(rcupool_set_warm(s.m, 2, 1), 0);
+  // The -EDEADLK answers are logged at error level; nothing else may be.
+  rcupool_test::LogRecorder log;
 
   using Body = void (*)(Stress *, Doing *, Rng);
   const std::vector<std::pair<std::string, Body> > roles = {
@@ -489,6 +491,12 @@ TEST(HostPatternsStress,
            static_cast<unsigned long long>(s.ran[i].load()));
     EXPECT_GT(s.ran[i].load(), 0u) << kNames[i] << " never ran";
   }
+
+  const char *const kWaitForItself = "it would wait for itself";
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_ERROR, ""),
+            log.Count(RCUPOOL_LOG_ERROR, kWaitForItself));
+  EXPECT_GT(log.Count(RCUPOOL_LOG_ERROR, kWaitForItself), 0u);
+  EXPECT_EQ(log.Count(RCUPOOL_LOG_WARN, ""), 0u);
 
   doing.back().what = "rcupool_finalize";
   EXPECT_EQ(rcupool_finalize(), 0);
