@@ -28,12 +28,13 @@
  *     when it reads threads == 0 (the Dekker pair with a trim to 0);
  *   - a task (pthreadpool's thread_main): if its call is over it returns at
  *     once; else it helps with the call's items, and an item may take a
- *     sized pin that grows the set (under m->writer; GROW_TASKS of them) or
- *     fork (FORK_TASKS): prepare waits out the reclaim batch, then takes
- *     m->writer, then the sets' lock and e->lock as leaves;
- *   - grower: an application thread's sized pin (or reset) that makes a
- *     view of width NS + 1: under m->writer, rcupl_exec_set_grow(NS);
- *   - trimmer: rcupool_trim() (floor 0, a trim; or not at all);
+ *     sized pin that grows the set (under m->writer; GROW_TASKS of them),
+ *     fork (FORK_TASKS: prepare waits out the reclaim batch, then takes
+ *     m->writer, then the sets' lock and e->lock as leaves) or wait for
+ *     m->writer (WAIT_TASKS);
+ *   - app: an application thread's rcupool_trim() (floor 0, a trim) and
+ *     sized pin (a view of width NS + 1 made under m->writer:
+ *     rcupl_exec_set_grow(NS)), each maybe, in either order;
  *   - reclaim: the reclaim thread's batch that destroys V once it is
  *     retired (rcupl_executor_view_destroy(): release, take V's tasks off
  *     the queue and run them, pthreadpool_destroy(V), view_gone's trim),
@@ -79,15 +80,23 @@
  *                            to run them.
  *   BROKEN_TRIM_TO_ZERO_WITH_QUEUE  a trim to 0 does not read queued after
  *                            storing threads = 0.
+ *   BROKEN_SCHEDULE_GROW_NO_DRAIN  schedule() as the protocol was first
+ *                            written: reading threads == 0 after its
+ *                            enqueue, it grows the set to 1 and claims no
+ *                            thread; the trim it raced kept slot 0 (it saw
+ *                            queued), so the growth starts nothing and slot
+ *                            0's thread sleeps on.
  *   VACUITY_NO_READOPT, VACUITY_NO_IDLE_JOIN, VACUITY_NO_STOLEN_TASK,
  *   VACUITY_NO_STOP_JOIN     assert that no growth re-adopts a pending
  *                            thread, that no trim joins an idle thread, that
  *                            the reclaim thread never runs a task it took
  *                            off the queue, that no growth joins a thread
  *                            that committed STOP: spin must find each.
- * Knobs (no defect): CALLS_V, CALLS_F, GROW_TASKS, FORK_TASKS,
+ * Knobs (no defect): CALLS_V, CALLS_F, GROW_TASKS, FORK_TASKS, WAIT_TASKS,
+ * APP_TRIM, APP_GROW (0: the application thread never trims / never grows),
  * OLD_TRIM_STORE_FIRST (with BROKEN_TRIM_OLD_RULE: the flag seen before the
- * load, as if the two were sequentially consistent).
+ * loads, as if they were sequentially consistent: spin then finds the old
+ * growth joining a busy thread instead).
  */
 
 #ifndef CALLS_V
@@ -103,6 +112,9 @@
 #define FORK_TASKS 1   /* items that fork */
 #endif
 
+#ifndef WAIT_TASKS
+#define WAIT_TASKS 0   /* items that wait for m->writer (a reset's, say) */
+#endif
 #ifndef APP_TRIM
 #define APP_TRIM 1     /* the application thread may call rcupool_trim() */
 #endif
@@ -178,6 +190,7 @@ bool callbacks;       /* the reclaim thread is in a batch's callbacks */
 bool vretired;        /* V's last unpin and grace period are over */
 byte grow_left = GROW_TASKS;
 byte fork_left = FORK_TASKS;
+byte wait_left = WAIT_TASKS;
 byte done;            /* parties finished (the destroyer waits for all) */
 #define PARTIES 4     /* viewcall, foreigncall, reclaim, app */
 
@@ -470,7 +483,7 @@ inline fork_in_task(me) {
 
 /* An item of a call in progress, on slot me: items only, or a sized pin
  * that makes a view of width NS + 1 (under m->writer, the set grown to
- * NS), or a fork. */
+ * NS), or a fork, or a wait for m->writer (say, the item resets). */
 inline items(me, n, jn) {
   if
   :: skip
@@ -480,6 +493,9 @@ inline items(me, n, jn) {
      UNLOCK(writer, me)
   :: atomic { fork_left > 0 -> fork_left-- };
      fork_in_task(me)
+  :: atomic { wait_left > 0 -> wait_left-- };
+     LOCK(writer, me);                 /* waits for the writer's holder */
+     UNLOCK(writer, me)
   fi
 }
 
