@@ -79,6 +79,7 @@ struct rcupl_exec_set {
   size_t queued;             /* atomic: tasks on the queue (EXEC_SET-1) */
   struct rcupl_exec_task *head, *tail, *spare;
   struct rcupl_exec_set *next; /* lib/executor.c's list */
+  uint64_t let_go_round;       /* under sets_lock: the last let-go's */
   /* Under grow_lock: views alive by width, the threads the set keeps for
    * other libraries' pools until a trim lets them go (EXEC_SET-7), and
    * slots ever started (each joined, live or unjoined). */

@@ -33,6 +33,13 @@
  *       rcupool_executor() hands out; rcupool_trim() lets their kept
  *       threads go (rcupl_executor_let_go()), and fork's prepare takes
  *       sets_lock and every set's queue lock as leaves (EXEC_SET-8).
+ *   EXECUTOR-4. sets_lock is a leaf: nothing is waited for while it is
+ *       held, a thread's join included. A set thread that stops runs
+ *       liburcu-bp's exit handler, which takes bp's registry lock; a fork
+ *       on another thread holds that lock in its prepare and then waits
+ *       for sets_lock. So a trim joins set threads only after releasing
+ *       sets_lock (rcupl_executor_let_go()), and rcupl_executor_forget()
+ *       stops a set after unlinking it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -131,12 +138,25 @@ int rcupl_executor_none(rcupool_t *m, size_t keep,
 }
 
 void rcupl_executor_let_go(rcupool_t *m) {
-  /* sets_lock is held across: a set is freed only by
-   * rcupl_executor_forget(), and the let-go never waits for a task. */
+  /* EXECUTOR-4: m's sets are picked under sets_lock, a few at a time, and
+   * trimmed after it is released. They stay: only m's destroy frees them,
+   * which no caller may run during a call on m. */
+  static uint64_t rounds; /* under sets_lock */
   rcupl_mutex_lock(&sets_lock);
-  for (struct rcupl_exec_set *e = sets; e != NULL; e = e->next)
-    if (e->m == m) rcupl_exec_set_let_go(e);
-  rcupl_mutex_unlock(&sets_lock);
+  const uint64_t round = ++rounds;
+  for (;;) {
+    struct rcupl_exec_set *batch[8];
+    size_t n = 0;
+    for (struct rcupl_exec_set *e = sets; e != NULL && n < 8; e = e->next)
+      if (e->m == m && e->let_go_round != round) {
+        e->let_go_round = round;
+        batch[n++] = e;
+      }
+    rcupl_mutex_unlock(&sets_lock);
+    if (n == 0) return;
+    for (size_t i = 0; i < n; i++) rcupl_exec_set_let_go(batch[i]);
+    rcupl_mutex_lock(&sets_lock);
+  }
 }
 
 void rcupl_executor_fork_prepare(void) {
