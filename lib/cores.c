@@ -38,9 +38,7 @@
  * library starts after it or which the setter itself runs. */
 static long rcupl_cores_test_cpuinfo = -1;
 
-void rcupl_cores_fake_cpuinfo(long cores) {
-  rcupl_cores_test_cpuinfo = cores;
-}
+void rcupl_cores_fake_cpuinfo(long cores) { rcupl_cores_test_cpuinfo = cores; }
 
 /* The key of cpu's core: the lowest CPU of its sibling list; false when
  * the kernel gives neither list. */
