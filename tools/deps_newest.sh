@@ -44,17 +44,7 @@ SCRIPT=deps_newest.sh
 . "$(dirname "$0")/sid.sh" || exit 2
 usage() { usage_from_header; }
 
-check=""
-print=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --check) check=1 ;;
-    --print) print=1 ;;
-    -h|--help) usage; exit 0 ;;
-    *) bad_usage "unknown argument: $1" ;;
-  esac
-  shift
-done
+parse_check_print "$@"
 
 # The upstream versions of sid's source packages this set is made of.
 PTHREADPOOL=0.0~git20251020.0e6ca13

@@ -92,6 +92,7 @@ g++
 clang
 clang-format
 libclang-rt-14-dev
+dpkg-dev
 liburcu-dev
 libpthreadpool-dev
 libcpuinfo-dev
