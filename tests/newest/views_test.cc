@@ -372,4 +372,46 @@ TEST(ExecSetGrowth, IntoSlotOfThreadBusyInTaskDoesNotWaitForTheTask) {
 #endif
 }
 
+// pthreadpool 2025+ lowers a pool's threads_count for the length of a
+// call whose range is smaller than the pool, and puts it back after: a
+// thread that asks pthreadpool_get_threads_count() meanwhile reads the
+// range. A plan takes rcupool_pin_threads() (docs/backends.md), which
+// stays the pinned width. (tests/torture:torture_test reported "pinned
+// pool changed its thread count" on these pools.)
+struct ShortCall {
+  std::atomic<bool> in{false};
+  std::atomic<bool> release{false};
+};
+void HoldItemZero(void *arg, size_t i) {
+  auto *c = static_cast<ShortCall *>(arg);
+  if (i != 0) return;
+  c->in = true;
+  while (!c->release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+TEST(PinThreads, StaysPinnedWidthWhileAnotherThreadsShorterCallRuns) {
+  SKIP_WITHOUT_EXECUTOR_API();
+#if HAS_EXECUTOR_API
+  Manager m(1, 0, 0);
+  rcupool_pin_t pin = {};
+  ASSERT_EQ(rcupool_pin_sized(m, 4, &pin), 0);
+  pthreadpool_t tp = rcupool_pin_pthreadpool(&pin);
+  ASSERT_EQ(pthreadpool_get_threads_count(tp), 4u);
+  ShortCall c;
+  std::thread caller(
+      [&] { pthreadpool_parallelize_1d(tp, HoldItemZero, &c, 2, 0); });
+  while (!c.in) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const size_t pthreadpools = pthreadpool_get_threads_count(tp);
+  const size_t pinned = rcupool_pin_threads(&pin);
+  c.release = true;
+  caller.join();
+  EXPECT_EQ(pinned, 4u);
+  EXPECT_EQ(pthreadpools, 2u)
+      << "pthreadpool's own count during a call of 2 items: docs/backends.md "
+         "describes it as the range";
+  EXPECT_EQ(pthreadpool_get_threads_count(tp), 4u);
+  rcupool_unpin(&pin);
+#endif
+}
+
 }  // namespace
