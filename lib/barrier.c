@@ -13,12 +13,21 @@
  *       would wait for itself": inside a read-side section, inside a task
  *       or on a pool worker, or on the reclaim thread. There it returns
  *       -EDEADLK without waiting.
+ *   BARRIER-2. rcupool_trim() returns the pools m freed between its start
+ *       and its end (pools_freed, read under m->lock before its first wait
+ *       and after its last): those its waits let go as well as those its
+ *       own pass released, whichever pass (its waits', the reclaim
+ *       thread's, its own) came first. A free that another thread caused
+ *       meanwhile, and that its waits waited for, counts too.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "barrier.h"
 #include "context.h"
+#include "executor.h"
 #include "lock.h"
 #include "log_deliver.h"
 #include "log_internal.h"
@@ -93,19 +102,33 @@ int rcupool_barrier(rcupool_t *m) {
   return err;
 }
 
+static uint64_t rcupl_pools_freed(rcupool_t *m) {
+  rcupl_mutex_lock(&m->lock);
+  const uint64_t n = m->pools_freed;
+  rcupl_mutex_unlock(&m->lock);
+  return n;
+}
+
 int rcupool_trim(rcupool_t *m) {
   if (m == NULL) return -EINVAL;
+  /* BARRIER-2: what it released is what m freed while it ran, its waits'
+   * frees included (a pool its first wait turns warm may go by that
+   * wait's pass, or the reclaim thread's, before its own pass looks). */
+  const uint64_t freed = rcupl_pools_freed(m);
   /* Retires queued before the call end first, so a pool retired just now
    * is warm by the pass; then the released pools' frees are waited for. */
   int err = rcupl_barrier(m);
   rcupl_log_deliver();
   if (err != 0) return err;
-  size_t n = rcupl_warm_pass(m, true);
+  rcupl_warm_pass(m, true);
   err = rcupl_barrier(m);
   rcupl_log_deliver();
+  if (err != 0) return err;
+  rcupl_executor_let_go(m); /* EXEC_SET-7: after the views' destroys */
+  const uint64_t n = rcupl_pools_freed(m) - freed;
   if (n != 0)
-    rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %zu warm %s",
-              (void *)m, n, rcupl_plural(n, "pool", "pools"));
+    rcupl_log(RCUPOOL_LOG_DEBUG, "manager %p: trim freed %llu %s", (void *)m,
+              (unsigned long long)n, rcupl_plural(n, "pool", "pools"));
   rcupl_log_deliver();
-  return err != 0 ? err : (int)n;
+  return n > INT_MAX ? INT_MAX : (int)n;
 }

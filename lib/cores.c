@@ -26,11 +26,19 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "classes.h"
+#include "classes_detect.h"
 #include "cores.h"
 #include "cpuset.h"
 #include "fault.h"
 #include "machine.h"
+
+/* Test hook (rcupl_cores_fake_cpuinfo): under a fake machine root, what
+ * cpuinfo "reads", -1 for not asked. Set while the library is idle; read
+ * on the threads that size a pool or describe the machine, which the
+ * library starts after it or which the setter itself runs. */
+static long rcupl_cores_test_cpuinfo = -1;
+
+void rcupl_cores_fake_cpuinfo(long cores) { rcupl_cores_test_cpuinfo = cores; }
 
 /* The key of cpu's core: the lowest CPU of its sibling list; false when
  * the kernel gives neither list. */
@@ -108,11 +116,13 @@ void rcupl_cores_count(const char *root, const struct rcupl_cpuset *cpus,
     out->cpuinfo_any = rcupl_cores_cpuinfo(cpus, classes, &ci_any, &ci_perf)
                            ? (long)ci_any
                            : -2;
+  else
+    out->cpuinfo_any = rcupl_cores_test_cpuinfo; /* a test's, for the text */
   if (rcupl_cores_kernel(root, cpus, classes, out)) {
     out->source = RCUPL_CORES_KERNEL;
     return;
   }
-  if (out->cpuinfo_any > 0) {
+  if (root[0] == '\0' && out->cpuinfo_any > 0) {
     out->source = RCUPL_CORES_CPUINFO;
     out->any = ci_any;
     out->performance = ci_perf;

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "classes.h"
+#include "classes_detect.h"
 #include "cpuset.h"
 
 /* Where a core count came from. */

@@ -6,7 +6,9 @@
  *   CPUs  = the affinity mask's CPUs that are online (lib/machine.c reads
  *           both under the machine root: sched_getaffinity, or a fake
  *           tree's Cpus_allowed_list, and /sys/devices/system/cpu/online,
- *           at every look, so hotplug counts both ways);
+ *           at every look, so hotplug counts both ways; each look also
+ *           reads /sys/devices/system/cpu/present, and a change there
+ *           makes lib/classes.c compute the classes again, CLASSES-1);
  *   count = rule RCUPOOL_DEFAULT_RULE_CORES (the default): the performance
  *           cores with a CPU among them (lib/cores.c: the kernel's
  *           topology, else cpuinfo's cores, else each CPU a core; classes
@@ -40,6 +42,7 @@
 #include <unistd.h>
 
 #include "classes.h"
+#include "classes_detect.h"
 #include "cores.h"
 #include "cpus.h"
 #include "cpuset.h"
@@ -95,6 +98,7 @@ void rcupl_cpus_compute(struct rcupl_default_size *ds, int rule) {
   const bool have_mask = rcupl_machine_mask(root, &mask);
   const bool have_online =
       rcupl_machine_cpus(root, "/sys/devices/system/cpu/online", &online);
+  rcupl_classes_follow_present(root); /* a CPU added or removed (CLASSES-1) */
   const size_t in_mask = have_mask ? rcupl_cpuset_count(&mask) : 0;
   ds->mask = in_mask;
   ds->online = have_online ? rcupl_cpuset_count(&online) : 0;
@@ -129,7 +133,9 @@ void rcupl_cpus_compute(struct rcupl_default_size *ds, int rule) {
              RCUPL_PLURAL(n, "processor", "processors"), of_mask);
   } else {
     struct rcupl_cores cores;
-    rcupl_cores_count(root, &cpus, rcupl_classes_get(), &cores);
+    struct rcupl_classes classes;
+    rcupl_classes_get(&classes);
+    rcupl_cores_count(root, &cpus, &classes, &cores);
     rcupl_cores_describe(&cores, ds->core_source, sizeof ds->core_source);
     ds->cores = cores.any;
     ds->performance = cores.performance;

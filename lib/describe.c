@@ -5,7 +5,8 @@
  *
  * Invariants kept here:
  *   DESCRIBE-1. It creates no manager and no thread, takes no manager
- *       lock, and changes nothing but the log: the default size's line is
+ *       lock, and changes nothing but the log (and the classes' snapshot
+ *       where the CPUs present changed, CLASSES-1): the default size's line is
  *       computed without logging (rcupl_cpus_compute), the environment is
  *       read and checked as rcupool_default() would read it.
  */
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "classes.h"
+#include "classes_detect.h"
 #include "cpus.h"
 #include "cpuset.h"
 #include "env.h"
@@ -24,10 +26,7 @@
 
 int rcupool_describe(char *buf, size_t size) {
   if (buf == NULL && size > 0) return -EINVAL;
-  const struct rcupl_classes *c = rcupl_classes_get();
   char perf[256], eff[256], mask[256], online[256];
-  rcupl_cpuset_format(&c->performance, perf, sizeof perf);
-  rcupl_cpuset_format(&c->efficiency, eff, sizeof eff);
   char root[PATH_MAX];
   rcupl_machine_root(root, sizeof root);
   struct rcupl_cpuset set;
@@ -42,6 +41,10 @@ int rcupool_describe(char *buf, size_t size) {
     snprintf(online, sizeof online, "unreadable");
   struct rcupl_default_size ds;
   rcupl_cpus_compute(&ds, RCUPOOL_DEFAULT_RULE_CORES);
+  struct rcupl_classes c; /* after the look at the CPUs present (compute) */
+  rcupl_classes_get(&c);
+  rcupl_cpuset_format(&c.performance, perf, sizeof perf);
+  rcupl_cpuset_format(&c.efficiency, eff, sizeof eff);
   char quota[64], cores[160];
   if (ds.quota == 0) {
     snprintf(quota, sizeof quota, "none");
@@ -87,7 +90,7 @@ int rcupool_describe(char *buf, size_t size) {
                "cores: %s\n"
                "%s\n"
                "default manager: %s; placement %s; follows the limits: %s\n",
-               perf, eff, c->source, mask, mask_n, mask_n == 1 ? "CPU" : "CPUs",
+               perf, eff, c.source, mask, mask_n, mask_n == 1 ? "CPU" : "CPUs",
                online, quota, cores, ds.line, count, placement,
                env_n != 0 ? "no (" RCUPOOL_ENV_NUM_THREADS " set)"
                : follow == RCUPOOL_FOLLOW_OFF ? "no (" RCUPOOL_ENV_FOLLOW "=0)"

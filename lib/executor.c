@@ -24,6 +24,22 @@
  *       set keeps its widest live view's threads (lib/exec_set.c,
  *       EXEC_SET-4), so a view never outgrows it. Threads of a set that
  *       no call is using sleep (EXEC_SET-3).
+ *   EXECUTOR-3. A view has an executor context of its own, freed with it:
+ *       its destroy (on the reclaim thread, once no call of it can run)
+ *       marks it done, runs its tasks still queued on the set itself, and
+ *       only then calls pthreadpool_destroy(), which so never waits for a
+ *       thread of the set to come free (EXEC_SET-6). Other libraries'
+ *       pools share the set's `foreign` context (EXEC_SET-7), which
+ *       rcupool_executor() hands out; rcupool_trim() lets their kept
+ *       threads go (rcupl_executor_let_go()), and fork's prepare takes
+ *       sets_lock and every set's queue lock as leaves (EXEC_SET-8).
+ *   EXECUTOR-4. sets_lock is a leaf: nothing is waited for while it is
+ *       held, a thread's join included. A set thread that stops runs
+ *       liburcu-bp's exit handler, which takes bp's registry lock; a fork
+ *       on another thread holds that lock in its prepare and then waits
+ *       for sets_lock. So a trim joins set threads only after releasing
+ *       sets_lock (rcupl_executor_let_go()), and rcupl_executor_forget()
+ *       stops a set after unlinking it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,6 +48,9 @@
 
 #include "cpuset.h"
 #include "exec_set.h"
+#include "exec_size.h"
+#include "exec_thread.h"
+#include "exec_types.h"
 #include "executor.h"
 #include "lock.h"
 #include "placement.h"
@@ -67,20 +86,38 @@ static struct rcupl_exec_set *rcupl_executor_set(
 int rcupl_executor_view(rcupool_t *m, size_t threads,
                         const rcupool_placement_t *pl,
                         const struct rcupl_cpuset *cpus, pthreadpool_t *tp,
-                        size_t *bind_failures, void **set) {
+                        size_t *bind_failures, void **view) {
   struct rcupl_exec_set *e = rcupl_executor_set(m, pl, cpus);
   if (e == NULL) return -ENOMEM;
+  struct rcupl_exec_ctx *c = calloc(1, sizeof(*c)); /* EXEC_SET-6 */
+  if (c == NULL) return -ENOMEM;
+  c->set = e;
   int err = rcupl_exec_set_view_made(e, threads); /* EXECUTOR-2 */
-  if (err != 0) return err;
-  *tp = pthreadpool_create_v2(&e->api, e, threads);
+  if (err != 0) {
+    free(c);
+    return err;
+  }
+  *tp = pthreadpool_create_v2(&e->api, c, threads);
   if (*tp == NULL) {
     rcupl_exec_set_view_gone(e, threads);
+    free(c);
     return -ENOMEM;
   }
-  *set = e;
+  *view = c;
   *bind_failures =
       cpus != NULL ? rcupl_exec_set_bind_failures(e, threads - 1) : 0;
   return 0;
+}
+
+void rcupl_executor_view_destroy(void *view, pthreadpool_t tp, size_t threads) {
+  struct rcupl_exec_ctx *c = view;
+  struct rcupl_exec_set *e = c->set;
+  /* EXECUTOR-3: its calls are over; its queued tasks run here, at once. */
+  pthreadpool_release_executor_threads(tp);
+  rcupl_exec_set_run_queued(e, c);
+  pthreadpool_destroy(tp);
+  rcupl_exec_set_view_gone(e, threads);
+  free(c);
 }
 
 int rcupl_executor_none(rcupool_t *m, size_t keep,
@@ -92,22 +129,55 @@ int rcupl_executor_none(rcupool_t *m, size_t keep,
   rcupl_placement_normalise(&none);
   struct rcupl_exec_set *e = rcupl_executor_set(m, &none, NULL);
   if (e == NULL) return -ENOMEM;
-  rcupl_exec_set_keep(e, keep); /* EXEC_SET-4 */
+  rcupl_exec_set_keep(e, keep); /* EXEC_SET-7 */
   int err = rcupl_exec_set_grow(e, keep);
   if (err != 0) return err;
   *executor = &e->api;
-  *context = e;
+  *context = &e->foreign;
   return 0;
 }
 
-void rcupl_executor_view_gone(void *set, size_t threads) {
-  rcupl_exec_set_view_gone(set, threads);
+void rcupl_executor_let_go(rcupool_t *m) {
+  /* EXECUTOR-4: m's sets are picked under sets_lock, a few at a time, and
+   * trimmed after it is released. They stay: only m's destroy frees them,
+   * which no caller may run during a call on m. */
+  static uint64_t rounds; /* under sets_lock */
+  rcupl_mutex_lock(&sets_lock);
+  const uint64_t round = ++rounds;
+  for (;;) {
+    struct rcupl_exec_set *batch[8];
+    size_t n = 0;
+    for (struct rcupl_exec_set *e = sets; e != NULL && n < 8; e = e->next)
+      if (e->m == m && e->let_go_round != round) {
+        e->let_go_round = round;
+        batch[n++] = e;
+      }
+    rcupl_mutex_unlock(&sets_lock);
+    if (n == 0) return;
+    for (size_t i = 0; i < n; i++) rcupl_exec_set_let_go(batch[i]);
+    rcupl_mutex_lock(&sets_lock);
+  }
+}
+
+void rcupl_executor_fork_prepare(void) {
+  rcupl_mutex_lock(&sets_lock);
+  for (struct rcupl_exec_set *e = sets; e != NULL; e = e->next)
+    rcupl_exec_set_fork_prepare(e);
+}
+
+void rcupl_executor_fork_parent(void) {
+  for (struct rcupl_exec_set *e = sets; e != NULL; e = e->next)
+    rcupl_exec_set_fork_parent(e);
+  rcupl_mutex_unlock(&sets_lock);
 }
 
 void rcupl_executor_fork_child(void) {
-  rcupl_mutex_init(&sets_lock);
+  /* Held by this thread since prepare: released, not re-initialised, so
+   * its count of locks held (LOCK-1) comes back to what it was and the
+   * child's log delivers again (LOG_DELIVER-1). */
   for (struct rcupl_exec_set *e = sets; e != NULL; e = e->next)
     rcupl_exec_set_fork_child(e);
+  rcupl_mutex_unlock(&sets_lock);
 }
 
 void rcupl_executor_forget(rcupool_t *m) {
@@ -129,15 +199,20 @@ void rcupl_executor_forget(rcupool_t *m) {
 int rcupl_executor_view(rcupool_t *m, size_t threads,
                         const rcupool_placement_t *pl,
                         const struct rcupl_cpuset *cpus, pthreadpool_t *tp,
-                        size_t *bind_failures, void **set) {
+                        size_t *bind_failures, void **view) {
   (void)m, (void)threads, (void)pl, (void)cpus, (void)tp, (void)bind_failures;
-  (void)set;
+  (void)view;
   return -ENOTSUP;
 }
 
-void rcupl_executor_view_gone(void *set, size_t threads) {
-  (void)set, (void)threads;
+void rcupl_executor_view_destroy(void *view, pthreadpool_t tp, size_t threads) {
+  (void)view, (void)threads;
+  pthreadpool_destroy(tp);
 }
+
+void rcupl_executor_let_go(rcupool_t *m) { (void)m; }
+void rcupl_executor_fork_prepare(void) {}
+void rcupl_executor_fork_parent(void) {}
 
 int rcupl_executor_none(rcupool_t *m, size_t keep,
                         struct pthreadpool_executor **executor,

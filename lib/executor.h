@@ -6,25 +6,38 @@
 #ifndef RCUPOOL_LIB_EXECUTOR_H
 #define RCUPOOL_LIB_EXECUTOR_H
 
+#include <pthreadpool.h>
 #include <stddef.h>
 
 #include "cpuset.h"
 #include "rcupool/rcupool.h"
 
 /* Makes *tp, a view of `threads` (> 1) threads over m's set for pl (bound
- * to cpus, or NULL: not bound), growing the set first (EXECUTOR-2), and sets
- * *bind_failures to the set's threads it borrows whose binding did not
- * hold, and *set to the set (for rcupl_executor_view_gone()). 0, -ENOMEM, -EAGAIN (a thread could not start), or -ENOTSUP with
- * a pthreadpool without the executor API. Call without manager locks. */
+ * to cpus, or NULL: not bound), growing the set first (EXECUTOR-2), and
+ * sets *bind_failures to the set's threads it borrows whose binding did
+ * not hold, and *view to its context (for rcupl_executor_view_destroy()).
+ * 0, -ENOMEM, -EAGAIN (a thread could not start), or -ENOTSUP with a
+ * pthreadpool without the executor API. Call without manager locks. */
 int rcupl_executor_view(rcupool_t *m, size_t threads,
                         const rcupool_placement_t *pl,
                         const struct rcupl_cpuset *cpus, pthreadpool_t *tp,
-                        size_t *bind_failures, void **set);
+                        size_t *bind_failures, void **view);
 
-/* The view made on `set` (rcupl_executor_view's *set) of `threads`
- * threads has been destroyed: the set may let threads go (EXECUTOR-2).
- * On the reclaim thread (pool.c's stop), after pthreadpool_destroy(). */
-void rcupl_executor_view_gone(void *set, size_t threads);
+/* Destroys tp, the view of `threads` threads whose context is `view`,
+ * without waiting for a thread of its set to come free (EXECUTOR-3), and
+ * lets the set trim. On the reclaim thread (pool.c's stop), once no call
+ * of the view can run. */
+void rcupl_executor_view_destroy(void *view, pthreadpool_t tp, size_t threads);
+
+/* Lets go of what m's sets keep for other libraries' pools and trims them
+ * to their widest views (rcupool_trim(); EXEC_SET-7). Joins idle threads,
+ * never waits for a task. */
+void rcupl_executor_let_go(rcupool_t *m);
+
+/* fork()'s prepare (after everything that may wait) and parent handlers:
+ * sets_lock and every set's queue lock (EXEC_SET-8). */
+void rcupl_executor_fork_prepare(void);
+void rcupl_executor_fork_parent(void);
 
 /* m's set for placement none, kept at `keep` threads at least from now
  * on and grown to them: what rcupool_executor() hands out. 0, -ENOMEM,

@@ -6,10 +6,10 @@
  *
  * Invariants kept here:
  *   EXECUTOR_API-1. What it hands out stays valid until the manager is
- *       destroyed, and the set never drops below the threads the
- *       manager's width needed when it was handed out (EXEC_SET-4): a
- *       pool another library made on it, which rcupool does not count,
- *       keeps the threads it was sized from.
+ *       destroyed. The set keeps the threads the manager's width needed
+ *       when it was handed out, and those another library's pool was
+ *       sized from, until rcupool_trim() lets them go; such a pool that is
+ *       still alive gets them back at its next call (EXEC_SET-7).
  */
 #include <errno.h>
 
@@ -19,6 +19,6 @@
 int rcupool_executor(rcupool_t *m, struct pthreadpool_executor **executor,
                      void **context) {
   if (m == NULL || executor == NULL || context == NULL) return -EINVAL;
-  size_t width = rcupool_threads(m);
+  size_t width = rcupool_threads(m); /* EXEC_SET-7 */
   return rcupl_executor_none(m, width > 1 ? width - 1 : 0, executor, context);
 }

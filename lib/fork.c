@@ -33,7 +33,10 @@
  *                re-initialises it instead (no grace period runs there);
  *             4. the reclaim queue lock -> the list of managers -> every
  *                manager's lock (MANAGERS-1) -> the log queue's lock ->
- *                machine_lock -> cpus_lock (leaf locks, held for a copy).
+ *                machine_lock -> cpus_lock -> the executor's sets_lock ->
+ *                every set's queue lock (leaf locks, held for a copy;
+ *                EXEC_SET-8). Step 1's batch never waits for a thread of
+ *                a set, whose tasks may fork (EXEC_SET-6).
  *           A private manager's writer is not taken (FORK-7). The table of
  *           every lock of lib/ and what each handler does with it is
  *           docs/design.md's ("Every lock a fork can catch").
@@ -42,8 +45,10 @@
  *           glibc runs the handlers of forks made on different threads
  *           concurrently (it does not serialise prepare..parent): step 1
  *           counts forks, so one fork's parent handler never releases
- *           another's hold, and everything after step 2 (took_manager,
- *           called_urcu_hooks included) is under default_lock.
+ *           another's hold; everything after step 2 is under default_lock,
+ *           and prepare's notes for parent and child (side, took_manager,
+ *           called_urcu_hooks) are written once every lock is held and
+ *           read by the parent before it releases one.
  *           Never is a lock another thread held unlocked. The one wait left
  *           that user code can prolong is a grace period in flight (bp's
  *           hook waits for it in liburcu; memb's gate): it waits for the
@@ -149,14 +154,15 @@
 #include "urcu_flavor.h"
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-/* Set in prepare, read in parent/child: this copy called liburcu-bp's
- * hooks for this fork (FORK-3). Only the forking thread touches it, under
- * glibc's atfork lock. */
+/* Set at the end of prepare, with every lock of the fork held, and read
+ * by its parent handler before it releases any (its child is alone): this
+ * copy called liburcu-bp's hooks for this fork (FORK-3). glibc does not
+ * serialise the handlers of forks on two threads (FORK-2). */
 static bool called_urcu_hooks;
 static bool took_manager;
 /* The default manager's part (fork.h), set once by rcupl_fork_register
  * (release) while the library loads; `side` is what prepare read, for its
- * parent and child handler (the forking thread's only, like the above). */
+ * parent and child handler (written and read like the above). */
 static const struct rcupl_fork_default *default_side;
 static const struct rcupl_fork_default *side;
 
@@ -181,10 +187,10 @@ static void rcupl_fork_prepare(void) {
    * (RECLAIM_FORK-2: the child resumes it). */
   bool urcu_taken = RCUPL_URCU_HAS_FORK_HOOKS && rcupl_every_signal_blocked();
   rcupl_reclaim_fork_hold(!urcu_taken);
-  side = __atomic_load_n(&default_side, __ATOMIC_ACQUIRE);
-  if (side != NULL) side->prepare();
-  rcupool_t *m = side != NULL ? side->peek() : NULL;
-  took_manager = m != NULL;
+  const struct rcupl_fork_default *d =
+      __atomic_load_n(&default_side, __ATOMIC_ACQUIRE);
+  if (d != NULL) d->prepare();
+  rcupool_t *m = d != NULL ? d->peek() : NULL;
   if (m != NULL) {
     rcupl_mutex_lock(&m->writer);
     /* The spare the child will publish (FORK-4): made here, in the parent,
@@ -195,33 +201,43 @@ static void rcupl_fork_prepare(void) {
         m->spare = spare;
     }
   }
-  called_urcu_hooks = false;
+  bool urcu_hooks = false;
   if (!RCUPL_URCU_HAS_FORK_HOOKS) {
     rcupl_grace_fork_prepare(); /* GRACE-1: no grace period in flight */
     rcupl_rcu_fork_prepare();   /* MEMB-4 */
-    called_urcu_hooks = true;
+    urcu_hooks = true;
   } else if (!urcu_taken) {
     rcupl_rcu_fork_prepare();
-    called_urcu_hooks = true;
+    urcu_hooks = true;
   }
   rcupl_reclaim_fork_prepare();
   rcupl_managers_fork_prepare();
   rcupl_log_fork_prepare();
   rcupl_machine_fork_prepare();
   rcupl_cpus_fork_prepare();
+  rcupl_executor_fork_prepare(); /* EXEC_SET-8: leaves, after every wait */
+  /* Only now, every lock of this fork held: a fork prepared on another
+   * thread at the same time waits above, before writing them. */
+  side = d;
+  took_manager = m != NULL;
+  called_urcu_hooks = urcu_hooks;
 }
 
 static void rcupl_fork_parent(void) {
+  /* Read while this fork still holds every lock (see prepare's end). */
+  const struct rcupl_fork_default *d = side;
+  const bool took = took_manager, urcu_hooks = called_urcu_hooks;
+  rcupl_executor_fork_parent();
   rcupl_cpus_fork_parent();
   rcupl_machine_fork_parent();
   rcupl_log_fork_parent();
   rcupl_managers_fork_parent();
   rcupl_reclaim_fork_parent();
-  if (called_urcu_hooks) rcupl_rcu_fork_parent();
+  if (urcu_hooks) rcupl_rcu_fork_parent();
   if (!RCUPL_URCU_HAS_FORK_HOOKS) rcupl_grace_fork_parent();
-  rcupool_t *m = took_manager ? side->peek() : NULL;
+  rcupool_t *m = took ? d->peek() : NULL;
   if (m != NULL) rcupl_mutex_unlock(&m->writer);
-  if (side != NULL) side->parent();
+  if (d != NULL) d->parent();
 }
 
 /* The default manager in the child, after its pools became orphans, with

@@ -9,7 +9,7 @@
  *       creating thread being index 0), "rcupool-<index>/<width>" when the
  *       "w" would not fit (widths of three digits); a thread of an
  *       executor's set, which serves views of every width, is
- *       "rcupool-w<index>/*" (which fits for every index); the reclaim
+ *       "rcupool-w<index>/" and a '*' (which fits for every index); the reclaim
  *       thread is "rcupool-reclaim".
  *   NAMES-2. A thread only ever names itself, and only a thread rcupool
  *       started: the worker census names the workers but never the thread

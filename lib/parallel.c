@@ -5,7 +5,10 @@
  * Invariants kept here:
  *   PARALLEL-1. A thread's scope stack holds pins its caller keeps pinned
  *       until the matching exit; a call on manager m uses the innermost entry
- *       whose pin belongs to m, so a scope never leaks into another manager.
+ *       whose pin belonged to m when the scope was entered (the entry keeps
+ *       that manager), so a scope never leaks into another manager, and a
+ *       pin unpinned, moved from or zeroed inside its scope is still found
+ *       by its scope's calls, which abort (PARALLEL-3).
  *   PARALLEL-2. A dispatch holds its own dispatch reference on the pool it
  *       runs on (lib/pool.h) from before the first task starts until the
  *       last one returned, and no read-side section while tasks run: outside a
@@ -21,7 +24,9 @@
  *   PARALLEL-3. Inside a scope, the pin is read once, before dispatch, into
  *       a local (its pool): no field of the pin is read after a task may have
  *       unpinned it. A later call in the same scope finds the
- *       pin empty and aborts with a message (PARALLEL-1 broken by the caller).
+ *       pin empty and aborts with a message (PARALLEL-1 broken by the
+ *       caller) that says which: unpinned (the manager field left) or
+ *       moved from / zeroed (every field cleared).
  *   PARALLEL-4. A thread holds at most one dispatch reference (nested calls
  *       run inline, CONTEXT-1), recorded in `dispatching`. The fork child
  *       handler (lib/fork.c, FORK-4) drops the dispatch references of every
@@ -59,14 +64,19 @@
 #include "tsan.h"
 #include "warm.h"
 
+/* PARALLEL-1: an entry's manager is the pin's at scope_enter, so the
+ * scope is found by it even after its pin was emptied. */
 struct rcupl_scope_stack {
-  const rcupool_pin_t *pins[RCUPOOL_SCOPE_MAX_DEPTH];
+  struct rcupl_scope_entry {
+    const rcupool_pin_t *pin;
+    const rcupool_t *manager;
+  } at[RCUPOOL_SCOPE_MAX_DEPTH];
   unsigned depth;
 };
 
 /* A width guard enters and leaves a scope per call: initial-exec, one
  * %fs-relative access through a GOT slot instead of a TLS descriptor call.
- * Its 136 bytes join liburcu-bp's 80 in the static TLS a dlopen'ed
+ * Its 264 bytes join liburcu-bp's 80 in the static TLS a dlopen'ed
  * librcupool.so.0 needs from glibc's surplus (lib/urcu_flavor.h; the
  * dlopen tests of tests/shared and tests/python load it so). */
 static __thread struct rcupl_scope_stack scope
@@ -82,7 +92,8 @@ void rcupool_scope_enter(const rcupool_pin_t *pin) {
     rcupl_die("scope_enter: pin is NULL or empty");
   if (scope.depth == RCUPOOL_SCOPE_MAX_DEPTH)
     rcupl_die("scope_enter: nested deeper than %d", RCUPOOL_SCOPE_MAX_DEPTH);
-  scope.pins[scope.depth++] = pin;
+  scope.at[scope.depth].pin = pin;
+  scope.at[scope.depth++].manager = pin->manager_;
 }
 
 void rcupool_scope_exit(void) {
@@ -91,12 +102,12 @@ void rcupool_scope_exit(void) {
     rcupl_log_deliver();
     return;
   }
-  scope.pins[--scope.depth] = NULL;
+  scope.at[--scope.depth].pin = NULL;
 }
 
 static const rcupool_pin_t *rcupl_scope_find(const rcupool_t *m) {
   for (unsigned i = scope.depth; i-- > 0;)
-    if (scope.pins[i]->manager_ == m) return scope.pins[i];
+    if (scope.at[i].manager == m) return scope.at[i].pin;
   return NULL;
 }
 
@@ -142,7 +153,11 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
   struct rcupl_pool *p;
   if (pin != NULL) {
     p = pin->pool_; /* PARALLEL-3: the only read of the pin */
-    if (p == NULL)  /* PARALLEL-1 broken by the caller */
+    if (p == NULL && pin->manager_ == NULL) /* PARALLEL-1 broken */
+      rcupl_die("parallelize: the pin of this thread's scope was moved from "
+                "before the scope was left (a C++ rcupool::Pin moved, or the "
+                "pin zeroed)");
+    if (p == NULL) /* PARALLEL-1 broken by the caller */
       rcupl_die("parallelize: the pin of this thread's scope was unpinned "
                 "before the scope was left");
     rcupl_pool_get_dispatch(p); /* the pin holds p (PARALLEL-2) */

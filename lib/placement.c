@@ -41,6 +41,7 @@
 #include <strings.h>
 
 #include "classes.h"
+#include "classes_detect.h"
 #include "cpuset.h"
 #include "log_internal.h"
 #include "machine.h"
@@ -171,9 +172,9 @@ int rcupl_placement_resolve(const rcupool_placement_t *pl, const char *call,
     }
     return 0;
   }
-  const struct rcupl_classes *c = rcupl_classes_get();
-  *out =
-      pl->policy == RCUPOOL_PLACE_PERFORMANCE ? c->performance : c->efficiency;
+  struct rcupl_classes c;
+  rcupl_classes_get(&c);
+  *out = pl->policy == RCUPOOL_PLACE_PERFORMANCE ? c.performance : c.efficiency;
   rcupl_cpuset_and(out, &mask);
   if (rcupl_cpuset_count(out) == 0) {
     *out = mask;

@@ -33,8 +33,9 @@
  *       (lib/executor.c, EXECUTOR-2), whose threads are named, marked and
  *       bound when the set starts them (lib/exec_set.c), so no census
  *       runs. Its width is fixed for its life, as an owned pool's.
- *       pthreadpool_destroy() of a view returns once the set's threads it
- *       borrowed have left it. Without that API pools own their threads.
+ *       A view's destroy runs its tasks still queued itself first, so it
+ *       waits only for the set's threads already in it, never for one to
+ *       come free (EXECUTOR-3). Without that API pools own their threads.
  *   POOL-8. The pin count is sharded exactly while the pool may be seen
  *       current by a section (pool.h): from its publish
  *       (rcupl_pool_shard_locked, before the release store of current)
@@ -56,7 +57,7 @@
 #include <unistd.h>
 
 #include "die.h"
-#include "exec_set.h"
+#include "exec_types.h"
 #include "executor.h"
 #include "fault.h"
 #include "idle.h"
@@ -93,11 +94,10 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
   size_t view_bind_failures = 0;
   if (RCUPL_HAVE_EXECUTOR && threads > 1) {
     /* POOL-7: a view over m's set of threads for pl (EXECUTOR-2). */
-    int verr =
-        rcupl_fault(RCUPL_FAULT_POOL_CREATE)
-            ? -EAGAIN
-            : rcupl_executor_view(m, threads, pl, bind ? &cpus : NULL, &tp,
-                                  &view_bind_failures, &p->view_set);
+    int verr = rcupl_fault(RCUPL_FAULT_POOL_CREATE)
+                   ? -EAGAIN
+                   : rcupl_executor_view(m, threads, pl, bind ? &cpus : NULL,
+                                         &tp, &view_bind_failures, &p->view);
     if (verr != 0) {
       free(p);
       return verr;
@@ -223,11 +223,10 @@ void rcupl_pool_stop(struct rcupl_pool *p) {
   rcupl_pool_check(p, "stop");
   if (p->fork_orphan)
     rcupl_pool_keep_orphan(p->orphan_tp); /* POOL-5 */
+  else if (p->view != NULL) /* POOL-7: never waits for the set's threads */
+    rcupl_executor_view_destroy(p->view, p->tp, p->threads);
   else
     pthreadpool_destroy(p->tp);
-  /* POOL-7: the set may let the view's threads go once it is destroyed. */
-  if (p->view_set != NULL && !p->fork_orphan)
-    rcupl_executor_view_gone(p->view_set, p->threads);
 }
 
 void rcupl_pool_free(struct rcupl_pool *p) {

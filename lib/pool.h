@@ -100,9 +100,9 @@ struct rcupl_pool {
   rcupool_placement_t placement;
   /* Workers whose binding did not hold (PLACE-3); set by the census. */
   size_t bind_failures;
-  /* The executor's set a view borrows from (POOL-7), NULL for a pool
-   * that owns its threads. */
-  void *view_set;
+  /* A view's executor context (POOL-7, lib/executor.c's EXECUTOR-3),
+   * NULL for a pool that owns its threads. */
+  void *view;
 
   /* Written under manager->lock (atomically, as readers may load them). */
   uint64_t generation; /* generation at which it last became current;

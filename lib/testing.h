@@ -83,6 +83,14 @@ size_t rcupl_limits_cgroup_cpus(const char *root);
 int rcupl_limits_parse_cpu_max(const char *text, size_t *cpus);
 int rcupl_limits_parse_cfs(const char *quota, const char *period, size_t *cpus);
 
+/* Test hook: under a fake machine root (rcupl_machine_set_root), take
+ * `cores` as the count cpuinfo reads, for the sizing line and
+ * rcupool_describe() only ("kernel topology; cpuinfo reads 1 core"): the
+ * kernel's topology still gives the count wherever it covers the CPUs.
+ * -1 (the default): cpuinfo not asked, as without the hook. The real
+ * machine always asks cpuinfo itself. Call while the library is idle. */
+void rcupl_cores_fake_cpuinfo(long cores);
+
 /* --- core classes (lib/classes.c) and following (lib/follow.c) --- */
 
 /* Test hook: installs `root` as the machine root (as

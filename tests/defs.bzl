@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Test rule shared by rcupool's tests."""
 
+load("@rules_cc//cc:defs.bzl", "cc_test")
+
 def rcupool_cc_test(name, srcs, deps = [], data = [], **kwargs):
     """A GoogleTest test linked against rcupool and the test support code.
 
@@ -9,7 +11,7 @@ def rcupool_cc_test(name, srcs, deps = [], data = [], **kwargs):
     rcupl_pool_create and the threads of a free that exit() cut short (see
     the file's comments).
     """
-    native.cc_test(
+    cc_test(
         name = name,
         srcs = srcs,
         deps = deps + [

@@ -6,6 +6,7 @@
 // changed, a task -EDEADLK. Each case runs in a fresh copy of the program
 // (the default manager is the process's).
 #include <errno.h>
+#include <pthreadpool.h>
 
 #include <atomic>
 #include <thread>
@@ -16,6 +17,7 @@
 
 #include "tests/support/in_child.h"
 #include "tests/support/threads.h"
+#include "tests/support/annotate.h"
 
 namespace {
 
@@ -136,6 +138,36 @@ TEST(Finalize, BeforeTheDefaultManagerExistsStopsNothingAndSucceeds) {
   EXPECT_EQ(rcupool_destroy(m), 0);
   EXPECT_EQ(rcupool_finalize(), 0);
   EXPECT_EQ(WaitForOsThreadCount(base), base);
+}
+
+// The executor's threads go too: a second library's pool made on
+// rcupool_executor() and destroyed before finalize leaves no thread behind
+// (the executor's floor is let go with the trim finalize makes). Needs a
+// pthreadpool with the executor API; skips, saying so, on Debian 12's.
+TEST(Finalize, AfterOtherLibrarysPoolOnExecutorJoinsEveryRcupoolThread) {
+#ifndef PTHREADPOOL_FLAG_DONT_SPIN_WORKERS
+  GTEST_SKIP() << "this pthreadpool has no executor API (Debian 12's)";
+#else
+  RCUPOOL_RUN_IN_CHILD(kTimeoutS);
+  const size_t base = BaselineThreadCount();
+  rcupool_t *m = rcupool_default();
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  struct pthreadpool_executor *e = nullptr;
+  void *ctx = nullptr;
+  ASSERT_EQ(rcupool_executor(m, &e, &ctx), 0);
+  pthreadpool_t tp = pthreadpool_create_v2(e, ctx, 3);
+  ASSERT_NE(tp, nullptr);
+  std::atomic<size_t> total{0};
+  rcupool_test::AnnotatedParallelize1d(tp, Add, &total, 100);
+  EXPECT_EQ(total.load(), 5050u);
+  pthreadpool_destroy(tp);
+  ASSERT_GT(OsThreadCount(), base + 2);  // the set's 2 and the reclaim thread
+
+  EXPECT_EQ(rcupool_finalize(), 0);
+  EXPECT_EQ(WaitForOsThreadCount(base), base);
+  EXPECT_EQ(e->num_threads(ctx), 0);
+#endif
 }
 
 }  // namespace

@@ -11,8 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -147,6 +151,59 @@ TEST(RcuplMachineSetRoot, ResetZeroCountsCpusGoingOfflineAndComingOnline) {
   ASSERT_EQ(rcupool_reset(m, 0), 0);
   EXPECT_EQ(rcupool_threads(m), 4u);
   EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+// A CPU hot-added after the manager was made (a VM's new vCPU: present and
+// online 0 -> 0-1, its own core, and in the mask), then removed again.
+TEST(RcuplMachineSetRoot, ResetZeroCountsAndClassesACpuHotAddedThenRemoved) {
+  FakeMachine fm(1);
+  fm.Use();
+  rcupool_t *m = Create(0);
+  EXPECT_EQ(rcupool_threads(m), 1u);
+  EXPECT_EQ(rcupool_cpu_class(1), RCUPOOL_CLASS_NONE);
+  fm.Write(FakeMachine::Cpu(1) + "topology/core_cpus_list", "1");
+  fm.Write("proc/self/status", "Name:\tt\nCpus_allowed_list:\t0-1");
+  fm.Write("sys/devices/system/cpu/present", "0-1");
+  fm.Write("sys/devices/system/cpu/online", "0-1");
+  ASSERT_EQ(rcupool_reset(m, 0), 0);
+  EXPECT_EQ(rcupool_threads(m), 2u);
+  EXPECT_EQ(rcupool_cpu_class(1), RCUPOOL_CLASS_PERFORMANCE);
+  EXPECT_NE(Describe().find("cpu classes: performance 0-1;"),
+            std::string::npos)
+      << Describe();
+  fm.Write("sys/devices/system/cpu/online", "0");
+  fm.Write("sys/devices/system/cpu/present", "0");
+  ASSERT_EQ(rcupool_reset(m, 0), 0);
+  EXPECT_EQ(rcupool_threads(m), 1u);
+  EXPECT_EQ(rcupool_cpu_class(1), RCUPOOL_CLASS_NONE);
+  EXPECT_EQ(rcupool_destroy(m), 0);
+}
+
+// Readers of the classes while the CPUs present change under them: each
+// change publishes a new snapshot and frees the old one (CLASSES-1); a
+// copy never reads a freed one (ASan, TSAN) and sees CPU 0 performance.
+TEST(RcupoolCpuClass, ReadWhileCpusPresentChangeSeesWholeSnapshots) {
+  FakeMachine fm(2);
+  fm.Use();
+  std::atomic<bool> stop{false};
+  std::atomic<long> reads{0}, wrong{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; t++)
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        if (rcupool_cpu_class(0) != RCUPOOL_CLASS_PERFORMANCE) wrong++;
+        reads++;
+      }
+    });
+  for (int i = 0; i < 200; i++) {
+    fm.Write("sys/devices/system/cpu/present", i % 2 == 0 ? "0" : "0-1");
+    EXPECT_GT(Describe().size(), 0u);  // a look that reads online
+  }
+  stop = true;
+  for (auto &t : readers) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(reads.load(), 0);
+  std::printf("%ld reads of the classes\n", reads.load());
 }
 
 TEST(RcuplMachineSetRoot, MaskIsTheFakeMachinesCpusAllowedList) {

@@ -184,6 +184,28 @@ TEST(RcupoolTrim, RightAfterResetFreesTheRetiredPoolToo) {
   EXPECT_EQ(rcupool_threads(m), 3u);
 }
 
+// Under warm_pools none, a retired pool whose last pin is gone goes at the
+// first pass that looks: the one of trim's first wait. That release is the
+// trim's, and its count says so. (The next pass of the reclaim thread's
+// own is due one linger, an hour, after the barrier below: none runs
+// between the unpin and the trim.)
+TEST(RcupoolTrim, UnderWarmNoneCountsThePoolItsFirstWaitReleases) {
+  Manager m(2, RCUPOOL_WARM_MS_MAX, RCUPOOL_WARM_NONE);
+  rcupool_pin_t pin{};
+  ASSERT_EQ(rcupool_pin(m, &pin), 0);
+  ASSERT_EQ(rcupool_reset(m, 3), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);  // retired, kept by the pin
+  rcupool_unpin(&pin);
+  const rcupool_stats_t before = Stats(m);
+  ASSERT_EQ(before.pools_alive, 2u);
+  EXPECT_EQ(rcupool_trim(m), 1);
+  const rcupool_stats_t after = Stats(m);
+  EXPECT_EQ(after.pools_alive, 1u);
+  EXPECT_EQ(after.pools_freed, before.pools_freed + 1);
+  EXPECT_EQ(rcupool_threads(m), 3u);
+  EXPECT_EQ(rcupool_trim(m), 0);
+}
+
 TEST(RcupoolTrim, NeverFreesPoolHeldByPinWhichStaysUsable) {
   Manager m(2, 0, 0);
   rcupool_pin_t held{}, sized{};

@@ -20,6 +20,12 @@
 #                       prints the script's usage (a function it defines)
 #                       and exits 0 for -h or --help, and calls bad_usage
 #                       for anything else
+#   parse_check_print ARG...
+#                       the arguments of a script that takes --check and
+#                       --print, in any order: sets
+#                       check and print to 1 for those given (to "" for
+#                       the others), prints the usage and exits 0 for -h
+#                       or --help, and calls bad_usage for anything else
 #   check_usage         the usage of such a script on stdout: its syntax
 #                       line, then the text on stdin (what the script does
 #                       and what --check does), then the line for --help
@@ -42,6 +48,20 @@ parse_check() {
     -h|--help) usage; exit 0 ;;
     *) bad_usage "unknown argument: $1" ;;
   esac
+}
+
+parse_check_print() {
+  check=""
+  print=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --check) check=1 ;;
+      --print) print=1 ;;
+      -h|--help) usage; exit 0 ;;
+      *) bad_usage "unknown argument: $1" ;;
+    esac
+    shift
+  done
 }
 
 check_usage() {

@@ -41,19 +41,10 @@ set -eu
 
 SCRIPT=deps_newest.sh
 . "$(dirname "$0")/args.sh" || exit 2
+. "$(dirname "$0")/sid.sh" || exit 2
 usage() { usage_from_header; }
 
-check=""
-print=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --check) check=1 ;;
-    --print) print=1 ;;
-    -h|--help) usage; exit 0 ;;
-    *) bad_usage "unknown argument: $1" ;;
-  esac
-  shift
-done
+parse_check_print "$@"
 
 # The upstream versions of sid's source packages this set is made of.
 PTHREADPOOL=0.0~git20251020.0e6ca13
@@ -98,17 +89,7 @@ run() {
   fi
 }
 
-# The archive the machine's apt sources name (deb822 or one-line form).
-archive=""
-for f in /etc/apt/sources.list.d/*.sources; do
-  [ -f "$f" ] || continue
-  archive=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' "$f" | grep -v security | head -n 1)
-  [ -z "$archive" ] || break
-done
-if [ -z "$archive" ]; then
-  archive=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-    sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) .*/\2/p' | grep -v security | head -n 1)
-fi
+archive=$(sid_archive)
 [ -n "$archive" ] || fail "no Debian archive named in /etc/apt/sources.list{,.d}"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -f "$keyring" ] || fail "$keyring is missing (Debian's debian-archive-keyring package)"

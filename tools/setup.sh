@@ -17,6 +17,13 @@
 #                           (tools/deps_newest.sh; docs/building.md, "The
 #                           newest Debian dependencies"); --print-prefix
 #                           prints their prefix as the last line
+#   tools/setup.sh --bazel 7 [--check] [--print-root]
+#                           also a Debian sid chroot with Bazel 7.7.1 and
+#                           sid's packages for rcupool's bzlmod build
+#                           (tools/bazel7_chroot.sh; needs root; run Bazel
+#                           there with tools/bazel7; docs/building.md,
+#                           "Bazel 7 and later (bzlmod)"); --print-root
+#                           prints the chroot's root folder as the last line
 set -eu
 
 usage() {
@@ -31,6 +38,9 @@ are installed.
   --deps newest    also the newest Debian pthreadpool, cpuinfo and liburcu,
               built from sid's sources (tools/deps_newest.sh)
   --print-prefix   with --deps: print their prefix as the last line
+  --bazel 7   also the Debian sid chroot with Bazel 7 (tools/bazel7_chroot.sh,
+              as root; tools/bazel7 runs Bazel in it)
+  --print-root     with --bazel: print the chroot's root folder as the last line
 EOF
 }
 
@@ -40,8 +50,10 @@ arch=""
 print_sysroot=""
 deps=""
 print_prefix=""
+bazel=""
+print_root=""
 case " $* " in
-  *" --arch "*|*" --deps "*)
+  *" --arch "*|*" --deps "*|*" --bazel "*)
     # The cross and newest-dependencies forms: their own arguments; the
     # native packages as below.
     check=""
@@ -50,9 +62,14 @@ case " $* " in
         --check) check=1; shift ;;
         --print-sysroot) print_sysroot=1; shift ;;
         --print-prefix) print_prefix=1; shift ;;
-        --arch|--deps)
+        --print-root) print_root=1; shift ;;
+        --arch|--deps|--bazel)
           [ $# -ge 2 ] || bad_usage "$1 needs a value"
-          [ "$1" = --arch ] && arch=$2 || deps=$2
+          case "$1" in
+            --arch) arch=$2 ;;
+            --deps) deps=$2 ;;
+            *) bazel=$2 ;;
+          esac
           shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) bad_usage "unknown argument: $1" ;;
@@ -60,7 +77,10 @@ case " $* " in
     done
     [ -z "$arch" ] || [ "$arch" = aarch64 ] || bad_usage "--arch takes aarch64, not $arch"
     [ -z "$deps" ] || [ "$deps" = newest ] || bad_usage "--deps takes newest, not $deps"
+    [ -z "$bazel" ] || [ "$bazel" = 7 ] || bad_usage "--bazel takes 7, not $bazel"
     [ -z "$arch" ] || [ -z "$deps" ] || bad_usage "--arch and --deps go in separate calls"
+    [ -z "$bazel" ] || [ -z "$arch$deps" ] || bad_usage "--bazel goes in a call of its own"
+    [ -z "$print_root" ] || [ -n "$bazel" ] || bad_usage "--print-root goes with --bazel"
     [ -z "$print_sysroot" ] || [ -n "$arch" ] || bad_usage "--print-sysroot goes with --arch"
     [ -z "$print_prefix" ] || [ -n "$deps" ] || bad_usage "--print-prefix goes with --deps" ;;
   *) parse_check "$@" ;;
@@ -72,6 +92,7 @@ g++
 clang
 clang-format
 libclang-rt-14-dev
+dpkg-dev
 liburcu-dev
 libpthreadpool-dev
 libcpuinfo-dev
@@ -103,6 +124,20 @@ for p in $PACKAGES; do
   fi
 done
 
+if [ -n "$bazel" ]; then
+  # The chroot is made as root only: say so before anything is installed.
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup.sh: --bazel 7 needs root (it makes and enters a chroot and" \
+      "mounts /proc, /sys and /dev in it): run it as root, e.g. with sudo" >&2
+    exit 2
+  fi
+  for p in debootstrap debian-archive-keyring; do
+    if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing="$missing $p"
+    fi
+  done
+fi
+
 if [ -n "$arch" ]; then
   for p in gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user file; do
     if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -111,9 +146,12 @@ if [ -n "$arch" ]; then
   done
 fi
 
-# Run after the native packages are there: the arm64 sysroot, or the
-# newest dependencies.
+# Run after the native packages are there: the arm64 sysroot, the
+# newest dependencies, or the Bazel 7 chroot.
 next() {
+  if [ -n "$bazel" ]; then
+    exec sh "$(dirname "$0")/bazel7_chroot.sh" ${check:+--check} ${print_root:+--print}
+  fi
   if [ -n "$deps" ]; then
     exec sh "$(dirname "$0")/deps_newest.sh" ${check:+--check} ${print_prefix:+--print}
   fi

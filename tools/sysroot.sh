@@ -26,17 +26,7 @@ SCRIPT=sysroot.sh
 . "$(dirname "$0")/args.sh" || exit 2
 usage() { usage_from_header; }
 
-check=""
-print=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --check) check=1 ;;
-    --print) print=1 ;;
-    -h|--help) usage; exit 0 ;;
-    *) bad_usage "unknown argument: $1" ;;
-  esac
-  shift
-done
+parse_check_print "$@"
 
 # The C and C++ run time (a glibc of its own: the cross toolchain's and
 # Debian's multiarch glibc must not be mixed), liburcu, pthreadpool,

@@ -156,13 +156,24 @@ BENCHMARK(BM_OneCaller_TwoPrivatePools)->UseRealTime()->Unit(benchmark::kMicrose
 BENCHMARK(BM_TwoCallers_OneSharedPool)->Threads(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TwoCallers_TwoPrivatePools)->Threads(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
+// Whether a run ended in an error or a skip: Google Benchmark 1.7 (Debian
+// 12) says so in error_occurred, 1.8 and later in skipped.
+template <typename R>
+auto RunFailed(const R &r, int) -> decltype(static_cast<bool>(r.skipped)) {
+  return static_cast<bool>(r.skipped);
+}
+template <typename R>
+bool RunFailed(const R &r, long) {
+  return r.error_occurred;
+}
+
 // Console output, plus the real time per iteration of every run of every
 // benchmark, for the ratios (median over repetitions).
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run> &runs) override {
     for (const Run &r : runs) {
-      if (r.error_occurred) continue;
+      if (RunFailed(r, 0)) continue;
       const std::string &name = r.run_name.function_name;
       if (r.run_type == Run::RT_Iteration)
         times_[name].push_back(r.GetAdjustedRealTime());

@@ -26,7 +26,7 @@ extern "C" {
  * their pool and see rcupool_pin_is_current() false). Nothing else looks:
  * no timer, no thread; the read side, pin and unpin never do.
  * rcupool_follow_now() checks at once. Each change is logged at info level
- * ("default size 2 -> 1: affinity mask 2 -> 1 CPUs") and counted (stats:
+ * ("default size 2 -> 1: affinity mask 2 CPUs -> 1 CPU") and counted (stats:
  * follows). A count the application chose (rcupool_reset(m, n), n > 0, or
  * created with threads > 0, or RCUPOOL_NUM_THREADS) never changes.
  */

@@ -47,6 +47,16 @@
 #endif
 #endif
 
+#if !defined(RCUPOOL_INLINE_OUT_OF_LINE)
+/* Before the extern "C" block: liburcu's headers give themselves C linkage,
+ * and from 0.14 on they declare C++ templates when C++ compiles them,
+ * which no extern "C" block may enclose. */
+#ifndef _LGPL_SOURCE
+#define _LGPL_SOURCE
+#endif
+#include <urcu/urcu-bp.h>
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -84,11 +94,6 @@ static inline pthreadpool_t rcupool_current_inline(rcupool_t *m) {
 }
 
 #else
-
-#ifndef _LGPL_SOURCE
-#define _LGPL_SOURCE
-#endif
-#include <urcu/urcu-bp.h>
 
 /*
  * The library's mark of the urcu-bp flavour: nothing calls it; every object

@@ -32,9 +32,13 @@ namespace rcupool {
  * is empty. Pinning writes into the object itself: no allocation.
  *
  * The library's scope stack records the address of the pin a scope was
- * entered with, so a Pin must not be moved, reset or destroyed while a
- * Scope on it is open (the library then aborts at the next parallel call
- * of that scope, as for an unpin inside the scope in C).
+ * entered with (and its manager), so a Pin must not be moved, reset or
+ * destroyed while a Scope on it is open. After a move or a reset the
+ * library aborts at the next parallel call of that scope, with a message
+ * naming the move or the unpin, as for an unpin inside the scope in C;
+ * a destroyed Pin leaves the scope on storage that is gone (undefined).
+ * A move while no Scope on the Pin is open is legal: the moved-to Pin
+ * holds the same pool, and a Scope may then be entered on it.
  */
 class Pin {
  public:

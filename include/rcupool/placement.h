@@ -21,8 +21,9 @@ extern "C" {
 #endif
 
 /* Environment variables: RCUPOOL_CPU_CLASSES overrides the detected
- * classes ("0-3:efficiency,4-7:performance"; read once, by the first call
- * that needs the classes); RCUPOOL_PLACEMENT is the default manager's
+ * classes ("0-3:efficiency,4-7:performance"; read by each computation of
+ * the classes: the first call that needs them, and each time the CPUs
+ * present change, rcupool_cpu_class()); RCUPOOL_PLACEMENT is the default manager's
  * placement (rcupool_placement_parse() syntax); RCUPOOL_FOLLOW=0 stops the
  * default manager following the CPU limits (follow.h, rcupool_follow_t).
  * A malformed value is logged at warning level and ignored. */
@@ -115,8 +116,12 @@ RCUPOOL_API int rcupool_placement_format(const rcupool_placement_t *pl,
 /*
  * The class of one CPU, as detected (cpuinfo; sysfs cpu_capacity,
  * acpi_cppc/highest_perf, cpufreq/cpuinfo_max_freq) or as
- * RCUPOOL_CPU_CLASSES says. The classes are computed once per process, at
- * the first call that needs them, and logged at info level then.
+ * RCUPOOL_CPU_CLASSES says. The classes are computed at the first call
+ * that needs them, and again when a look at the CPUs online (the default
+ * count's: rcupool_create() or rcupool_reset() with 0, a follow check,
+ * rcupool_describe()) finds the CPUs present changed, as when a CPU is
+ * hot-added; each computation is logged at info level. A CPU added since
+ * the last such look has no class yet.
  * Returns: the class; RCUPOOL_CLASS_NONE for a CPU that is not present.
  * Threads: any.
  * Blocks: the first call of the process reads a few sysfs files.

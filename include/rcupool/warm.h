@@ -50,8 +50,14 @@ RCUPOOL_API int rcupool_set_warm(rcupool_t *m, uint32_t warm_ms,
  * for the retires already queued (as rcupool_barrier()), releases every
  * pool that is not current and holds no pin, and waits until their threads
  * are joined. The current pool, a pool held by a pin and a pool a parallel
- * call is running on are never freed by it.
- * Returns: the number of pools it released (0 or more), or -EINVAL (m
+ * call is running on are never freed by it. With a pthreadpool that has
+ * the executor API it also lets go of the threads kept for other
+ * libraries' pools on rcupool_executor() (rcupool/executor.h): idle ones
+ * are joined, and a live pool of theirs starts them again at its next
+ * call; it never waits for a task.
+ * Returns: the number of pools it released (0 or more): every pool of m
+ *   freed while it ran, a retired pool its first wait lets go included
+ *   (under warm_pools RCUPOOL_WARM_NONE that wait frees it), or -EINVAL (m
  *   NULL), -EDEADLK or -EAGAIN as rcupool_barrier().
  * Threads: as rcupool_barrier().
  * Blocks: yes, as rcupool_barrier(), twice.

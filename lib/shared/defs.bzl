@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The one way rcupool links a shared object of its own."""
 
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_import")
+
 def shared_object(
         name,
         version_script,
@@ -17,7 +19,7 @@ def shared_object(
     dlclose). `import_name`, when given, names a cc_import of it, what
     objects that link it depend on (DT_NEEDED on the SONAME).
     """
-    native.cc_binary(
+    cc_binary(
         name = name,
         additional_linker_inputs = [version_script],
         linkopts = [
@@ -30,7 +32,7 @@ def shared_object(
     )
     if import_name == None:
         return
-    native.cc_import(
+    cc_import(
         name = import_name,
         shared_library = ":" + name,
         visibility = import_visibility,

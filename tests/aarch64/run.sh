@@ -188,7 +188,7 @@ FORK_CHILD_STARTS_THREADS=(
 )
 
 # The examples (examples/BUILD).
-for e in hello cpp_app xnnpack_method executorch_backend; do
+for e in hello cpp_app xnnpack_method executorch_backend backend_gemm; do
   check "examples/$e" run_test 120 "example_$e"
 done
 # tests/: the core (manager, read side, pins, resets, reclamation and

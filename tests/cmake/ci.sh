@@ -67,6 +67,10 @@ check "DESTDIR install, --libdir, --build-type" tests/cmake/destdir_test.sh
 # configure-time prefix, DESTDIR staging and moved elsewhere, each used by
 # cc and pkg-config alone.
 check ".pc files under each way of installing" tests/cmake/prefix_test.sh
+# Two staged installs built in two folders hold the same bytes
+# (reproducible builds).
+check "reproducible: two staged installs, every file the same" \
+  tests/cmake/reproducible_test.sh
 check "instrumented install, address (clang)" tests/cmake/sanitize_test.sh address
 check "instrumented install, thread (clang)" \
   tests/cmake/sanitize_test.sh thread "$tmp/prefix-bp"

@@ -51,6 +51,9 @@ esac
 sys_flags=$(PKG_CONFIG_SYSTEM_INCLUDE_PATH="$prefix/include" \
   PKG_CONFIG_SYSTEM_LIBRARY_PATH="$prefix/lib" \
   pkg-config --define-variable=prefix="$prefix" --cflags --libs rcupool)
+# (pkgconf 2 puts a space before -l where there is no Cflags: compare the
+# words.)
+sys_flags=$(echo $sys_flags)
 case "$flavor:$sys_flags" in
   bp:"-lrcupool -lpthreadpool"*|memb:"-DRCUPOOL_URCU_MEMB -lrcupool -lpthreadpool"*) ;;
   *) fail "system prefix: pkg-config --cflags --libs rcupool says '$sys_flags'" ;;

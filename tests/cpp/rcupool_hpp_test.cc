@@ -4,6 +4,8 @@
 #include <rcupool/rcupool.hpp>
 
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -108,6 +110,78 @@ TEST(RcupoolHppPin, MoveConstructionEmptiesSourceAndUnpinsOnce) {
   EXPECT_EQ(Pins(m), 0u);
   EXPECT_EQ(warnings.count(), 0);
   EXPECT_EQ(m.destroy(), 0);
+}
+
+// A move with no scope open on the Pin is legal: the moved-to Pin holds the
+// very pool (same pthreadpool_t, width and generation), and a scope entered
+// on it afterwards runs the work there, not on the current pool.
+TEST(RcupoolHppPin, MoveWithNoScopeOpenKeepsThePoolForALaterScope) {
+  rcupool::OwnedManager m;
+  ASSERT_EQ(CreateKeepingNoWarmPool(2, m), 0);
+  rcupool::Pin a;
+  ASSERT_EQ(rcupool::Pin::current(m, a), 0);
+  const pthreadpool_t tp = a.pthreadpool();
+  const std::uint64_t gen = a.generation();
+  ASSERT_EQ(m.manager().reset(1), 0);
+  rcupool::Pin b(std::move(a));
+  EXPECT_TRUE(a.empty());  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(b.pthreadpool(), tp);
+  EXPECT_EQ(b.threads(), 2u);
+  EXPECT_EQ(b.generation(), gen);
+  EXPECT_EQ(Pins(m), 1u);
+  ThreadSet on_b;
+  {
+    rcupool::Scope s(b);
+    ASSERT_EQ(rcupool::parallelize_1d(m, [&](size_t) { on_b.Record(); }, 64),
+              0);
+  }
+  EXPECT_EQ(on_b.ids.size(), 2u);  // the pinned 2-thread pool, not current 1
+  rcupool::Pin c;
+  c = std::move(b);  // the scope is closed: legal again
+  EXPECT_EQ(c.pthreadpool(), tp);
+  c.reset();
+  EXPECT_EQ(Pins(m), 0u);
+  EXPECT_EQ(m.destroy(), 0);
+}
+
+class RcupoolHppPinDeathTest : public ::testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+// pin.hpp: a Pin moved while a Scope on it is open makes the next parallel
+// call of that scope abort, as reset() does, instead of running on another
+// pool (the current 1-thread one) with no word.
+TEST_F(RcupoolHppPinDeathTest, MoveWhileItsScopeIsOpenAbortsAtNextParallelCall) {
+  EXPECT_DEATH(
+      {
+        rcupool::OwnedManager m;
+        if (CreateKeepingNoWarmPool(2, m) != 0) return;
+        rcupool::Pin two;
+        if (rcupool::Pin::current(m, two) != 0) return;
+        if (m.manager().reset(1) != 0) return;
+        rcupool::Scope s(two);
+        rcupool::Pin moved(std::move(two));  // the misuse
+        std::atomic<size_t> calls{0};
+        (void)rcupool::parallelize_1d(m, [&](size_t) { calls++; }, 8);
+        std::fprintf(stderr, "ran %zu items on the pool of %zu threads\n",
+                     calls.load(), m.manager().threads());
+      },
+      "moved from before the scope was left");
+}
+
+TEST_F(RcupoolHppPinDeathTest, ResetWhileItsScopeIsOpenAbortsAtNextParallelCall) {
+  EXPECT_DEATH(
+      {
+        rcupool::OwnedManager m;
+        if (CreateKeepingNoWarmPool(2, m) != 0) return;
+        rcupool::Pin two;
+        if (rcupool::Pin::current(m, two) != 0) return;
+        rcupool::Scope s(two);
+        two.reset();  // the misuse
+        (void)rcupool::parallelize_1d(m, [](size_t) {}, 8);
+      },
+      "unpinned before the scope was left");
 }
 
 TEST(RcupoolHppPin, MoveAssignmentUnpinsTheTargetsPoolFirst) {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Every code block of the docs that a user would copy is compiled or run.
 
-    snippets_test.py [--elsewhere LANG,... | --only LANG,...] DOC.md ... -- SOURCE ...
+    snippets_test.py [--elsewhere LANG,... | --only LANG,...] [--section TITLE]
+                     DOC.md ... -- SOURCE ...
 
 Each fenced block (a line "```LANG" to a line "```") of each DOC must:
   - for LANG c, cpp, python, cmake: appear in one SOURCE as a run of whole
@@ -12,7 +13,11 @@ Each fenced block (a line "```LANG" to a line "```") of each DOC must:
   - for LANG text: nothing (output, a session: not for copying);
   - for a LANG given to --elsewhere: nothing here (another run checks it:
     starlark and bazelrc blocks are checked by tests/downstream against its
-    own WORKSPACE, BUILD and .bazelrc, with --only starlark,bazelrc).
+    own WORKSPACE, BUILD and .bazelrc, with --only starlark,bazelrc, and
+    those of the bzlmod section by tests/bzlmod_consumer against its
+    MODULE.bazel, BUILD and .bazelrc).
+With --section TITLE, only the blocks under a heading whose text starts
+with TITLE (its subsections included) are checked.
 A block without a language, or with another one, fails. Indented (not
 fenced) blocks are shell commands and their output: not checked.
 """
@@ -23,11 +28,18 @@ NOT_FOR_COPYING = {"text"}
 
 
 def blocks(path):
-    """Yields (line number, language, lines) for each fenced block."""
+    """Yields (line number, language, lines, headings) for each fenced
+    block; headings: the texts of the headings it is under, outermost
+    first."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     i = 0
+    headings = []  # (level, text)
     while i < len(lines):
+        if lines[i].startswith("#"):
+            level = len(lines[i]) - len(lines[i].lstrip("#"))
+            headings = [h for h in headings if h[0] < level]
+            headings.append((level, lines[i][level:].strip()))
         if lines[i].startswith("```"):
             lang, start, body = lines[i][3:].strip(), i + 1, []
             i += 1
@@ -36,7 +48,7 @@ def blocks(path):
                 i += 1
             if i == len(lines):
                 raise SystemExit(f"{path}:{start}: block never closed")
-            yield start, lang, body
+            yield start, lang, body, [h[1] for h in headings]
         i += 1
 
 
@@ -63,6 +75,10 @@ def main(argv):
     elif argv[:1] == ["--only"]:
         elsewhere = CHECKED - set(argv[1].split(","))
         argv = argv[2:]
+    section = None
+    if argv[:1] == ["--section"]:
+        section = argv[1]
+        argv = argv[2:]
     if "--" not in argv:
         raise SystemExit(__doc__)
     split = argv.index("--")
@@ -73,9 +89,11 @@ def main(argv):
             sources[p] = f.read().split("\n")
     bad, checked = [], 0
     for doc in docs:
-        for line, lang, body in blocks(doc):
+        for line, lang, body, headings in blocks(doc):
             where = f"{doc}:{line} ({lang or 'no language'})"
             if lang in NOT_FOR_COPYING or lang in elsewhere:
+                continue
+            if section is not None and not any(h.startswith(section) for h in headings):
                 continue
             if lang not in CHECKED:
                 bad.append(f"{where}: say the language ({', '.join(sorted(CHECKED | NOT_FOR_COPYING))})")

@@ -151,6 +151,10 @@ def tree_files(root):
             if n in SKIP_NAMES or n.endswith(".pyc") or (
                     not rel and n == "README.md"):
                 continue
+            # A nested workspace's convenience links (tests/downstream's
+            # bazel-bin, ...), dangling where its output base is not seen.
+            if n.startswith("bazel-") and os.path.islink(os.path.join(d, n)):
+                continue
             files.add(os.path.join(rel, n) if rel else n)
     return files
 

@@ -19,8 +19,12 @@
 #include "tests/support/annotate.h"
 #include "tests/support/support.h"
 #include "tests/support/threads.h"
+#include "tests/support/watchdog.h"
+#include "tests/placement_support.h"
 
+using rcupool_test::FinishesWithin;
 using rcupool_test::NoWarmManager;
+using rcupool_test::WorkerTids;
 using rcupool_test::ParallelSumIsRight;
 
 #ifdef PTHREADPOOL_FLAG_DONT_SPIN_WORKERS
@@ -124,6 +128,75 @@ TEST(RcupoolExecutor, TwoPoolsWiderThanSetBothCompleteConcurrently) {
   EXPECT_EQ(wrong.load(), 0);
   pthreadpool_destroy(a);
   pthreadpool_destroy(b);
+#endif
+}
+
+// The set keeps the threads another library's pool was sized from across
+// the going of the view that had them (EXECUTOR_API-1), and rcupool_trim()
+// lets them go with no pool of the library in sight; the library's next
+// parallel call starts them again, so the call and the pool's destroy
+// (which waits for every request the pool queued) return.
+TEST(RcupoolTrim, OtherLibrarysPoolSizedFromWiderViewStillRunsAndDestroys) {
+#if !HAS_EXECUTOR_API
+  GTEST_SKIP() << "this pthreadpool has no executor API (Debian 12's)";
+#else
+  NoWarmManager m(1);
+  rcupool_pin_t pin = {};
+  ASSERT_EQ(rcupool_pin_sized(m, 3, &pin), 0);  // the set grows to 2
+  struct pthreadpool_executor *e = nullptr;
+  void *ctx = nullptr;
+  ASSERT_EQ(rcupool_executor(m, &e, &ctx), 0);
+  ASSERT_EQ(e->num_threads(ctx), 2);
+  pthreadpool_t tp = pthreadpool_create_v2(e, ctx, 3);
+  ASSERT_NE(tp, nullptr);
+  ASSERT_EQ(pthreadpool_get_threads_count(tp), 3u);
+  rcupool_unpin(&pin);
+  ASSERT_EQ(rcupool_barrier(m), 0);  // the view of 3 goes
+  EXPECT_EQ(e->num_threads(ctx), 2) << "the library's pool lost its threads";
+  ASSERT_GE(rcupool_trim(m), 0);
+  FinishesWithin(std::chrono::seconds(30), "a call and destroy after trim", [&] {
+    for (int i = 0; i < 20; i++) EXPECT_TRUE(ParallelSumIsRight(tp, 257));
+    EXPECT_EQ(e->num_threads(ctx), 2) << "the call did not start them again";
+    pthreadpool_destroy(tp);
+  });
+#endif
+}
+
+// A new user's scenario: the application sets 8 threads, a second library
+// runs a pool of 8 on the executor and destroys it, the application resets
+// to 1 and trims: the set lets every thread go (the widest width in use,
+// 1, minus its caller), as rcupool_get_stats() says.
+TEST(RcupoolTrim, AfterOtherLibrarysPoolIsDestroyedKeepsWidestWidthInUseMinusOne) {
+#if !HAS_EXECUTOR_API
+  GTEST_SKIP() << "this pthreadpool has no executor API (Debian 12's)";
+#else
+  NoWarmManager m(8);
+  struct pthreadpool_executor *e = nullptr;
+  void *ctx = nullptr;
+  ASSERT_EQ(rcupool_executor(m, &e, &ctx), 0);
+  pthreadpool_t tp = pthreadpool_create_v2(e, ctx, 8);
+  ASSERT_NE(tp, nullptr);
+  EXPECT_EQ(pthreadpool_get_threads_count(tp), 8u);
+  EXPECT_TRUE(ParallelSumIsRight(tp, 1001));
+  pthreadpool_destroy(tp);
+  EXPECT_EQ(WorkerTids().size(), 7u);
+  ASSERT_EQ(rcupool_reset(m, 1), 0);
+  ASSERT_GE(rcupool_trim(m), 0);
+  rcupool_stats_t s{};
+  ASSERT_EQ(rcupool_get_stats(m, &s), 0);
+  EXPECT_EQ(s.threads_alive, 1u);
+  // Joined threads may stay listed for a moment.
+  for (int i = 0; i < 200 && !WorkerTids().empty(); i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(WorkerTids().size(), 0u) << "the executor kept its floor";
+  EXPECT_EQ(e->num_threads(ctx), 0);
+  // Later pools on the executor still work (a width of 1 plus what the
+  // set has then, as at any creation).
+  ASSERT_EQ(rcupool_executor(m, &e, &ctx), 0);
+  pthreadpool_t again = pthreadpool_create_v2(e, ctx, 4);
+  ASSERT_NE(again, nullptr);
+  EXPECT_TRUE(ParallelSumIsRight(again, 257));
+  pthreadpool_destroy(again);
 #endif
 }
 

@@ -14,8 +14,13 @@
 #      sources) natively against the install, and the core, placement,
 #      fork, XNNPACK and ExecuTorch stand-in tests run, each with a time
 #      limit, with tests/newest's threads_count_test, executor_test and
-#      views_test (rcupool's pools as views over its own threads), and
-#      tests/workers/names_test (the names of a set's threads).
+#      views_test (rcupool's pools as views over its own threads),
+#      host_patterns_stress_test (a host's patterns at once on the views),
+#      and tests/workers/names_test (the names of a set's threads);
+#   4. the executor's tests (executor_test, views_test,
+#      host_patterns_stress_test) under ThreadSanitizer and under
+#      AddressSanitizer with UBSan: each against an install instrumented
+#      with its sanitizer (tools/install.sh --sanitize), built with it.
 # One line per check and, last, "N passed, N failed". NEWEST_BUILD: a
 # build folder to keep and reuse (default a temporary one).
 set -uo pipefail
@@ -98,28 +103,37 @@ xnnpack_invoke_test xnnpack_lifetime_test xnnpack_pool_test xnnpack_idle_test
 xnnpack_errors_test xnnpack_sized_modules_test
 et_api_test et_guard_test et_backend_test et_churn_test et_idle_test
 newest_threads_count_test newest_executor_test newest_views_test
-workers_names_test"
-build_tests() {
-  local generator=()
-  command -v ninja >/dev/null && generator=(-GNinja)
-  cmake -S tests/aarch64 -B "$build/tests" "${generator[@]}" \
-    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release &&
-    # shellcheck disable=SC2086
-    cmake --build "$build/tests" --parallel 2 --target $TESTS
+newest_host_patterns_stress_test workers_names_test"
+generator=()
+command -v ninja >/dev/null && generator=(-GNinja)
+# shellcheck disable=SC2086  # TARGETS: a list of words
+build_tests() {  # build_tests FOLDER PREFIX TARGETS [CMAKE_ARG...]
+  local folder=$1 from=$2 targets=$3; shift 3
+  cmake -S tests/aarch64 -B "$folder" "${generator[@]}" \
+    -DCMAKE_PREFIX_PATH="$from" "$@" &&
+    cmake --build "$folder" --parallel 2 --target $targets
 }
-check "tests build against the install" build_tests
+check "tests build against the install" \
+  build_tests "$build/tests" "$prefix" "$TESTS" -DCMAKE_BUILD_TYPE=Release
 
+tests=$build/tests  # run_test's folder
+run_under=()        # and what it runs each test under
 run_test() {  # run_test SECONDS BINARY [VAR=VALUE...]
   local limit=$1 exe=$2 rc; shift 2
-  [ -x "$build/tests/$exe" ] || { echo "not built: $exe"; return 1; }
-  (cd "$build/tests" && env "$@" timeout -k 10 "$limit" "./$exe") > "$tmp/test_out" 2>&1
+  [ -x "$tests/$exe" ] || { echo "not built: $exe"; return 1; }
+  (cd "$tests" && env "$@" timeout -k 10 "$limit" "${run_under[@]}" "./$exe") \
+    > "$tmp/test_out" 2>&1
   rc=$?
   cat "$tmp/test_out"
   # A filter that leaves nothing is no pass; nor is threads_count_test or
   # views_test skipping (they skip only on a pthreadpool without the
   # executor API; executor_test skips its Debian 12 case by design).
   if grep -q '^\[==========\] Running 0 tests' "$tmp/test_out" ||
-     { case $exe in newest_threads_count_test|newest_views_test) true ;; *) false ;; esac &&
+     { case $exe in
+         newest_threads_count_test|newest_views_test|newest_host_patterns_stress_test)
+           true ;;
+         *) false ;;
+       esac &&
        grep -q '^\[  SKIPPED \]' "$tmp/test_out"; }; then
     echo "ran no test, or skipped on a pthreadpool without pthreadpool_set_threads_count"
     return 1
@@ -130,5 +144,29 @@ for t in $TESTS; do
   env=()
   case $t in et_api_test|et_guard_test) env=(RCUPOOL_NUM_THREADS=3) ;; esac  # as their BUILD
   check "$t" run_test 300 "$t" "${env[@]}"
+done
+
+# 4. The executor's tests under each sanitizer, on an install instrumented
+# with it (the options of .bazelrc's asan and tsan configurations).
+SANITIZED="newest_executor_test newest_views_test newest_host_patterns_stress_test"
+for san in thread address; do
+  case $san in
+    thread) flags="-fsanitize=thread"; run_under=(setarch -R)
+            env=("TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:history_size=7:suppressions=$PWD/tests/tsan.supp") ;;
+    address) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined"; run_under=()
+             env=("ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1"
+                  "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1") ;;
+  esac
+  tests=$build/tests-$san
+  check "install --deps newest --sanitize $san" tools/install.sh --deps newest \
+    --sanitize "$san" --prefix "$build/prefix-$san" --build "$build/lib-$san"
+  check "$san: the executor's tests build against that install" \
+    build_tests "$tests" "$build/prefix-$san" "$SANITIZED" -DCMAKE_BUILD_TYPE= \
+    "-DCMAKE_C_FLAGS=-O1 -g -fno-omit-frame-pointer $flags" \
+    "-DCMAKE_CXX_FLAGS=-O1 -g -fno-omit-frame-pointer $flags" \
+    "-DCMAKE_EXE_LINKER_FLAGS=$flags"
+  for t in $SANITIZED; do
+    check "$san: $t" run_test 300 "$t" "${env[@]}"
+  done
 done
 finish

@@ -8,10 +8,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <pthreadpool.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <thread>
 
@@ -23,6 +26,7 @@
 #include "tests/support/annotate.h"
 #include "tests/support/support.h"
 #include "tests/support/threads.h"
+#include "tests/support/watchdog.h"
 
 #ifdef PTHREADPOOL_FLAG_DONT_SPIN_WORKERS
 #define HAS_EXECUTOR_API 1
@@ -40,7 +44,9 @@ namespace {
 using rcupool_test::Manager;
 using rcupool_test::ParallelSumIsRight;
 using rcupool_test::RecordThread;
+using rcupool_test::FinishesWithin;
 using rcupool_test::ThreadIds;
+using rcupool_test::WorkerTids;
 
 #if HAS_EXECUTOR_API
 // Holds the thread of the set that runs it until `release` is set.
@@ -210,6 +216,203 @@ TEST(PoolView, SpinPolicyThreadAlwaysSpinsBeforeItSleeps) {
   SKIP_WITHOUT_EXECUTOR_API();
 #if HAS_EXECUTOR_API
   EXPECT_EQ(UnspunSleepsOverSparseCalls(RCUPOOL_IDLE_SPIN, 10), 0u);
+#endif
+}
+
+#if HAS_EXECUTOR_API
+// A task of the set that holds its thread until `release`, then runs
+// `then` (the host's own code: a fork, a pin, a reset) and returns.
+struct HeldTask {
+  std::atomic<bool> running{false};
+  std::atomic<bool> release{false};
+  std::atomic<bool> done{false};
+  std::function<void()> then;
+};
+void RunHeld(void *arg) {
+  auto *t = static_cast<HeldTask *>(arg);
+  t->running = true;
+  while (!t->release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (t->then) t->then();
+  t->done = true;
+}
+void Hold(struct pthreadpool_executor *e, void *ctx, HeldTask *t) {
+  e->schedule(ctx, t, RunHeld);
+  while (!t->running) std::this_thread::yield();
+}
+void WaitDone(const HeldTask &t) {
+  while (!t.done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+// Polls until no thread of a set is listed (a joined thread may stay listed
+// for a moment); the count left.
+size_t SetThreadsLeft() {
+  for (int i = 0; i < 200 && !WorkerTids().empty(); i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return WorkerTids().size();
+}
+// A manager of 1 thread whose set's only thread, started by a view of 2,
+// is busy in `t` when the view goes: the trim leaves it running, its slot
+// outside the set.
+void TrimWhileBusy(rcupool_t *m, HeldTask *t, struct pthreadpool_executor **e,
+                   void **ctx) {
+  ASSERT_EQ(rcupool_executor(m, e, ctx), 0);  // at width 1: keeps none
+  ASSERT_EQ(rcupool_reset(m, 2), 0);          // the set grows to 1
+  // (Not num_threads(): through the executor's context it is another
+  // library's pool sized, which the set keeps threads for.)
+  ASSERT_EQ(WorkerTids().size(), 1u);
+  Hold(*e, *ctx, t);
+  ASSERT_EQ(rcupool_reset(m, 1), 0);
+  ASSERT_EQ(rcupool_barrier(m), 0);  // the view of 2 goes: a trim to 0
+  ASSERT_EQ((*e)->num_threads(*ctx), 0);
+}
+#endif
+
+// A retired view whose last call queued a request (the set's only thread
+// was busy) is destroyed on the reclaim thread while that busy thread's
+// task forks: fork's prepare waits out the reclaim batch, so the batch
+// must not wait for a thread of the set to come free (FORK-2, EXEC_SET-6).
+TEST(RetiredViewDestroy, DoesNotWaitForSetThreadBusyInTaskThatForks) {
+  SKIP_WITHOUT_EXECUTOR_API();
+#if HAS_EXECUTOR_API
+  Manager m(2, 0, RCUPOOL_WARM_NONE);  // a view of 2: a set of 1 thread
+  struct pthreadpool_executor *e = nullptr;
+  void *ctx = nullptr;
+  ASSERT_EQ(rcupool_executor(m, &e, &ctx), 0);
+  std::atomic<int> child_status{-1};
+  HeldTask t;
+  t.then = [&] {
+    pid_t pid = fork();
+    if (pid == 0) _exit(7);
+    int st = 0;
+    if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st))
+      child_status = WEXITSTATUS(st);
+  };
+  Hold(e, ctx, &t);
+  // The view's call queues a request for the busy thread and returns.
+  ASSERT_TRUE(rcupool_test::ManagerSumIsRight(m, 64));
+  ASSERT_EQ(rcupool_reset(m, 1), 0);  // the view retires; its destroy comes
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  FinishesWithin(std::chrono::seconds(30),
+                 "a fork in a task of the set while a retired view is destroyed",
+                 [&] {
+                   t.release = true;
+                   WaitDone(t);
+                   EXPECT_EQ(rcupool_barrier(m), 0);
+                 });
+  EXPECT_EQ(child_status.load(), 7);
+#endif
+}
+
+// A growth made by the task of a thread that a trim left running outside
+// the set (a sized pin taken in that task) takes the thread back: it never
+// joins its own caller, and the slot never holds two threads (EXEC_SET-4).
+TEST(ExecSetGrowth, FromTaskOfThreadTrimmedWhileBusyTakesItBackNotASecond) {
+  SKIP_WITHOUT_EXECUTOR_API();
+#if HAS_EXECUTOR_API
+  {
+    Manager m(1, 0, RCUPOOL_WARM_NONE);
+    struct pthreadpool_executor *e = nullptr;
+    void *ctx = nullptr;
+    HeldTask t;
+    std::atomic<size_t> in_task_threads{0};
+    std::atomic<int> pin_err{1};
+    t.then = [&] {
+      rcupool_pin_t pin = {};
+      pin_err = rcupool_pin_sized(m, 2, &pin);  // needs the set's 1 thread
+      in_task_threads = WorkerTids().size();
+      if (pin_err == 0) {
+        EXPECT_TRUE(ParallelSumIsRight(pin.threadpool_, 101));
+        rcupool_unpin(&pin);
+      }
+    };
+    TrimWhileBusy(m, &t, &e, &ctx);
+    FinishesWithin(std::chrono::seconds(30), "a sized pin from the task", [&] {
+      t.release = true;
+      WaitDone(t);
+    });
+    EXPECT_EQ(pin_err.load(), 0);
+    EXPECT_EQ(in_task_threads.load(), 1u) << "a second thread in one slot";
+    // 1 while the task's view of 2 is alive, 0 once the reclaim thread has
+    // freed it (no view, no floor): never the slot's two threads.
+    EXPECT_LE(e->num_threads(ctx), 1);
+    EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 64));
+  }
+  EXPECT_EQ(SetThreadsLeft(), 0u) << "a thread outlived its manager";
+#endif
+}
+
+// A growth from another thread into the slot of a thread busy in a task
+// never waits for that task: here the task waits for the growth's caller
+// (a reset, for the writer a sized pin holds while it grows the set).
+TEST(ExecSetGrowth, IntoSlotOfThreadBusyInTaskDoesNotWaitForTheTask) {
+  SKIP_WITHOUT_EXECUTOR_API();
+#if HAS_EXECUTOR_API
+  {
+    Manager m(1, 0, RCUPOOL_WARM_NONE);
+    struct pthreadpool_executor *e = nullptr;
+    void *ctx = nullptr;
+    HeldTask t;
+    std::atomic<int> reset_err{1};
+    t.then = [&] { reset_err = rcupool_reset(m, 4); };
+    TrimWhileBusy(m, &t, &e, &ctx);
+    rcupool_pin_t pin = {};
+    FinishesWithin(std::chrono::seconds(30),
+                   "a sized pin's growth and a reset from the busy task", [&] {
+                     std::thread grower([&] {
+                       EXPECT_EQ(rcupool_pin_sized(m, 2, &pin), 0);
+                     });
+                     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                     t.release = true;
+                     grower.join();
+                     WaitDone(t);
+                   });
+    EXPECT_EQ(reset_err.load(), 0);
+    EXPECT_TRUE(rcupool_test::ManagerSumIsRight(m, 257));
+    EXPECT_TRUE(ParallelSumIsRight(pin.threadpool_, 101));
+    rcupool_unpin(&pin);
+  }
+  EXPECT_EQ(SetThreadsLeft(), 0u) << "a thread outlived its manager";
+#endif
+}
+
+// pthreadpool 2025+ lowers a pool's threads_count for the length of a
+// call whose range is smaller than the pool, and puts it back after: a
+// thread that asks pthreadpool_get_threads_count() meanwhile reads the
+// range. A plan takes rcupool_pin_threads() (docs/backends.md), which
+// stays the pinned width. (tests/torture:torture_test reported "pinned
+// pool changed its thread count" on these pools.)
+struct ShortCall {
+  std::atomic<bool> in{false};
+  std::atomic<bool> release{false};
+};
+void HoldItemZero(void *arg, size_t i) {
+  auto *c = static_cast<ShortCall *>(arg);
+  if (i != 0) return;
+  c->in = true;
+  while (!c->release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+TEST(PinThreads, StaysPinnedWidthWhileAnotherThreadsShorterCallRuns) {
+  SKIP_WITHOUT_EXECUTOR_API();
+#if HAS_EXECUTOR_API
+  Manager m(1, 0, 0);
+  rcupool_pin_t pin = {};
+  ASSERT_EQ(rcupool_pin_sized(m, 4, &pin), 0);
+  pthreadpool_t tp = rcupool_pin_pthreadpool(&pin);
+  ASSERT_EQ(pthreadpool_get_threads_count(tp), 4u);
+  ShortCall c;
+  std::thread caller(
+      [&] { pthreadpool_parallelize_1d(tp, HoldItemZero, &c, 2, 0); });
+  while (!c.in) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const size_t pthreadpools = pthreadpool_get_threads_count(tp);
+  const size_t pinned = rcupool_pin_threads(&pin);
+  c.release = true;
+  caller.join();
+  EXPECT_EQ(pinned, 4u);
+  EXPECT_EQ(pthreadpools, 2u)
+      << "pthreadpool's own count during a call of 2 items: docs/backends.md "
+         "describes it as the range";
+  EXPECT_EQ(pthreadpool_get_threads_count(tp), 4u);
+  rcupool_unpin(&pin);
 #endif
 }
 

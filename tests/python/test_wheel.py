@@ -67,7 +67,7 @@ def test_wheel_installs_in_fresh_venv_and_runs_tests_1_and_3_with_one_definer(tm
     run([PYTHON, "-m", "venv", str(venv)], env=env)
     run([str(venv / "bin" / "pip"), "install", "--quiet", "--no-index",
          "--disable-pip-version-check", wheels[0]], env=env)
-    site = glob.glob(str(venv / "lib" / "python3.11" / "site-packages"))[0]
+    site = glob.glob(str(venv / "lib" / "python3.*" / "site-packages"))[0]
     installed_lib = os.path.join(site, "rcupool", "lib", "librcupool.so.0")
     assert os.path.isfile(installed_lib)
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tests/support/threads.h"
 
+#include <dirent.h>
+
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include "tools/os_threads.h"
@@ -28,6 +31,26 @@ size_t SettledOsThreadCount() {
     n = now;
   }
   return n;
+}
+
+std::string OsThreadName(pid_t tid) {
+  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/comm");
+  std::string name;
+  std::getline(f, name);
+  return name;
+}
+
+std::map<pid_t, std::string> OsThreadNames() {
+  std::map<pid_t, std::string> out;
+  DIR *d = opendir("/proc/self/task");
+  if (d == nullptr) return out;
+  while (struct dirent *e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    pid_t tid = static_cast<pid_t>(std::stol(e->d_name));
+    out[tid] = OsThreadName(tid);
+  }
+  closedir(d);
+  return out;
 }
 
 }  // namespace rcupool_test

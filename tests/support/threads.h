@@ -5,6 +5,10 @@
 #define RCUPOOL_TESTS_SUPPORT_THREADS_H
 
 #include <stddef.h>
+#include <sys/types.h>
+
+#include <map>
+#include <string>
 
 namespace rcupool_test {
 
@@ -21,6 +25,13 @@ size_t WaitForOsThreadCount(size_t expected);
 // exits (under qemu-user a joined thread stays listed longer: its host
 // thread exits after the guest's join has returned).
 size_t SettledOsThreadCount();
+
+// The name of thread `tid` of this process (/proc/self/task/<tid>/comm,
+// without its newline); "" when it is gone.
+std::string OsThreadName(pid_t tid);
+
+// Every thread of this process, by tid, with its name.
+std::map<pid_t, std::string> OsThreadNames();
 
 }  // namespace rcupool_test
 

@@ -37,6 +37,7 @@ calls="$base/calls.log"
 tmp="$base/tmp"
 mkdir -p "$scratch/tools" "$scratch/benchmarks/results" "$stubs" "$tmp"
 cp -L tools/args.sh "$scratch/tools/"
+cp -L tools/sid.sh "$scratch/tools/"  # bazel7_chroot.sh and deps_newest.sh source it
 cp -L tools/c_source.py "$scratch/tools/"  # atomics.py and include_graph.py import it
 : > "$calls"
 

@@ -5,7 +5,6 @@
 // the worker census also runs on) keeps its own name. On a pthreadpool
 // with the executor API a pool is a view over its manager's set, whose
 // threads serve every width: "rcupool-w<index>/*" (lib/exec_set.c).
-#include <dirent.h>
 #include <pthread.h>
 #include <pthreadpool.h>
 #include <sys/syscall.h>
@@ -13,7 +12,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -25,6 +23,8 @@
 #include "tests/support/support.h"
 
 using rcupool_test::NoWarmManager;
+using rcupool_test::OsThreadName;
+using rcupool_test::OsThreadNames;
 
 namespace {
 
@@ -40,28 +40,6 @@ constexpr bool kViews = false;
 std::string WorkerName(size_t index, size_t width) {
   return "rcupool-w" + std::to_string(index) + "/" +
          (kViews ? std::string("*") : std::to_string(width));
-}
-
-// /proc/self/task/<tid>/comm without its newline; "" when it is gone.
-std::string Comm(pid_t tid) {
-  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/comm");
-  std::string name;
-  std::getline(f, name);
-  return name;
-}
-
-// Every thread of the process, by tid, with its name.
-std::map<pid_t, std::string> AllComms() {
-  std::map<pid_t, std::string> out;
-  DIR *d = opendir("/proc/self/task");
-  if (d == nullptr) return out;
-  while (struct dirent *e = readdir(d)) {
-    if (e->d_name[0] == '.') continue;
-    pid_t tid = static_cast<pid_t>(std::stol(e->d_name));
-    out[tid] = Comm(tid);
-  }
-  closedir(d);
-  return out;
 }
 
 // The tids of the threads that run a parallel call of `threads` items on
@@ -115,16 +93,16 @@ TEST(RcupoolCreate, ThreeThreadPoolWorkersNamedRcupoolWithIndexAndWidth) {
   ASSERT_EQ(tids.count(Tid()), 1u);
   std::set<std::string> names;
   for (pid_t tid : tids)
-    if (tid != Tid()) names.insert(Comm(tid));
+    if (tid != Tid()) names.insert(OsThreadName(tid));
   EXPECT_EQ(names, (std::set<std::string>{WorkerName(1, 3), WorkerName(2, 3)}));
 }
 
 TEST(RcupoolCreate, CallingThreadKeepsItsName) {
   CallerName caller("names-test");
   NoWarmManager m(3);
-  EXPECT_EQ(Comm(Tid()), "names-test");
+  EXPECT_EQ(OsThreadName(Tid()), "names-test");
   ASSERT_EQ(rcupool_reset(m, 2), 0);  // a census on this thread again
-  EXPECT_EQ(Comm(Tid()), "names-test");
+  EXPECT_EQ(OsThreadName(Tid()), "names-test");
 }
 
 TEST(RcupoolReset, NewPoolsWorkersNamedForTheirWidth) {
@@ -135,10 +113,10 @@ TEST(RcupoolReset, NewPoolsWorkersNamedForTheirWidth) {
   ASSERT_EQ(tids.size(), 4u);
   std::set<std::string> names;
   for (pid_t tid : tids)
-    if (tid != Tid()) names.insert(Comm(tid));
+    if (tid != Tid()) names.insert(OsThreadName(tid));
   EXPECT_EQ(names, (std::set<std::string>{WorkerName(1, 4), WorkerName(2, 4),
                                           WorkerName(3, 4)}));
-  EXPECT_EQ(Comm(Tid()), "names-test");
+  EXPECT_EQ(OsThreadName(Tid()), "names-test");
 }
 
 // Linux keeps 15 bytes of a name: "rcupool-w100/101" (16) does not fit,
@@ -149,7 +127,7 @@ TEST(RcupoolCreate, WorkersOfThreeDigitWidthNamedWithinFifteenBytes) {
   NoWarmManager m(101);
   const std::string suffix = kViews ? "/*" : "/101";
   std::set<std::string> names;
-  for (const auto &t : AllComms())
+  for (const auto &t : OsThreadNames())
     if (t.second.size() >= suffix.size() &&
         t.second.compare(t.second.size() - suffix.size(), suffix.size(),
                          suffix) == 0)
@@ -169,7 +147,7 @@ TEST(RcupoolBarrier, ReclaimThreadNamedRcupoolReclaim) {
   ASSERT_EQ(rcupool_reset(m, 1), 0);  // a retire starts the reclaim thread
   ASSERT_EQ(rcupool_barrier(m), 0);
   size_t reclaim = 0;
-  for (const auto &t : AllComms())
+  for (const auto &t : OsThreadNames())
     if (t.second == "rcupool-reclaim") reclaim++;
   EXPECT_EQ(reclaim, 1u);
 }

@@ -52,9 +52,12 @@ int mlp_run_unsafe_resets(const mlp_t *m, size_t first_threads,
   int wrong = run_once(rt, m, y, ref, what);
 
   for (size_t i = 0; i < n_counts; i++) {
-    /* The reset of a runtime without rcupool: replace the pool. */
+    /* The reset of a runtime without rcupool: replace the pool (the new
+     * one first, so that it never takes the old one's freed block, and the
+     * runtime's pointer is to freed memory, not by chance to the new pool). */
+    pthreadpool_t next = pthreadpool_create(counts[i]);
     pthreadpool_destroy(pool);
-    pool = pthreadpool_create(counts[i]);
+    pool = next;
     memset(y, 0, sizeof(float) * mlp_output_size(m));
     snprintf(what, sizeof what, "after reset %zu to %zu threads", i + 1,
              counts[i]);

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Test rule of the ExecuTorch stand-in's tests."""
 
+load("@rules_cc//cc:defs.bzl", "cc_test")
+
 def et_cc_test(name, srcs, deps = [], data = [], **kwargs):
     """A GoogleTest test of the stand-in, linked against librcupool.so.0.
 
@@ -8,7 +10,7 @@ def et_cc_test(name, srcs, deps = [], data = [], **kwargs):
     library): the process would hold two copies of rcupool. It carries the
     TSAN suppression file used by --config=tsan.
     """
-    native.cc_test(
+    cc_test(
         name = name,
         srcs = srcs + ["run_sum.h", "util.h"],
         deps = deps + [
