@@ -109,13 +109,16 @@
 #include "exec_types.h"
 #include "limits_internal.h"
 #include "lock.h"
+#include "tsan.h"
 
 #if RCUPL_HAVE_EXECUTOR
 
 static int rcupl_exec_num_threads(void *context) {
   const struct rcupl_exec_ctx *c = context;
   struct rcupl_exec_set *e = c->set;
-  if (!c->foreign) /* EXEC_SET-2 */
+  const bool foreign = c->foreign;
+  RCUPL_TSAN_RELEASE(c); /* the last read of *c (lib/tsan.h) */
+  if (!foreign)          /* EXEC_SET-2 */
     return (int)__atomic_load_n(&e->threads, __ATOMIC_ACQUIRE);
   /* EXEC_SET-7: another library's pool is sized from this answer. */
   rcupl_mutex_lock(&e->grow_lock);
@@ -155,7 +158,9 @@ static bool rcupl_exec_give(struct rcupl_exec_set *e, void (*fn)(void *),
 static void rcupl_exec_schedule(void *context, void *arg, void (*fn)(void *)) {
   const struct rcupl_exec_ctx *c = context;
   struct rcupl_exec_set *e = c->set;
-  if (c->foreign) { /* EXEC_SET-7: its threads back after a trim */
+  const bool foreign = c->foreign;
+  RCUPL_TSAN_RELEASE(c); /* the last read of *c (lib/tsan.h) */
+  if (foreign) {         /* EXEC_SET-7: its threads back after a trim */
     size_t need = __atomic_load_n(&e->foreign_need, __ATOMIC_RELAXED);
     if (__atomic_load_n(&e->threads, __ATOMIC_ACQUIRE) < need) {
       rcupl_exec_set_keep(e, need);

@@ -55,6 +55,7 @@
 #include "lock.h"
 #include "placement.h"
 #include "rcupool/rcupool.h"
+#include "tsan.h"
 
 #if RCUPL_HAVE_EXECUTOR
 
@@ -116,6 +117,7 @@ void rcupl_executor_view_destroy(void *view, pthreadpool_t tp, size_t threads) {
   pthreadpool_release_executor_threads(tp);
   rcupl_exec_set_run_queued(e, c);
   pthreadpool_destroy(tp);
+  RCUPL_TSAN_ACQUIRE(c); /* every call of its executor is over (tsan.h) */
   rcupl_exec_set_view_gone(e, threads);
   free(c);
 }

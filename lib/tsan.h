@@ -12,6 +12,12 @@
  *   - pthreadpool dispatch: the caller's writes happen before each task, and
  *     each task happens before pthreadpool_parallelize_* returns
  *     (lib/parallel.c releases/acquires a start and an end address).
+ *   - a view's executor context: every call pthreadpool makes of the
+ *     executor with it (schedule, num_threads; lib/exec_set.c releases the
+ *     context after its last read) happens before pthreadpool_destroy() of
+ *     the view returns, which waits for the threads it recruited (the
+ *     caller's own calls end before its unpin); lib/executor.c acquires it
+ *     there, before the free.
  * Without -fsanitize=thread every macro compiles to nothing.
  */
 #ifndef RCUPOOL_LIB_TSAN_H

@@ -12,9 +12,12 @@
  * deeper, and the 17th such leak aborted the process. Here __enter__ and
  * __exit__ are C methods of the base class Scope. The `with` statement
  * calls them without a Python frame, so no eval-breaker check runs inside
- * either; CPython protects the block from the instruction after
- * __enter__'s return, so an interrupt that lands after __enter__ returns
- * lands in the block and __exit__ runs.
+ * either; CPython 3.11 (BEFORE_WITH) protects the block from the
+ * instruction after __enter__'s return, so an interrupt that lands after
+ * __enter__ returns lands in the block and __exit__ runs. CPython 3.14
+ * calls __enter__ through a plain CALL whose eval-breaker check comes
+ * before the protected range: an interrupt there leaks the block
+ * (docs/building.md, the Bazel 7 chroot's python_test).
  *
  * Invariants kept here:
  *   SCOPE-1. `stack` (per thread) lists this thread's open blocks, innermost
