@@ -169,10 +169,17 @@ void rcupl_pool_gather_locked(struct rcupl_pool *p) {
   p->sharded = false;
 }
 
-uint64_t rcupl_pool_last_use(const struct rcupl_pool *p) {
-  uint64_t last = __atomic_load_n(&p->last_use, __ATOMIC_RELAXED);
+/* A stamp's bound: a precise one is the use, a coarse one lags it. */
+static uint64_t rcupl_stamp_until(uint64_t stamp, uint64_t lag) {
+  return (stamp & RCUPL_STAMP_PRECISE) != 0 ? stamp : stamp + lag;
+}
+
+uint64_t rcupl_pool_used_until(const struct rcupl_pool *p, uint64_t lag) {
+  uint64_t last =
+      rcupl_stamp_until(__atomic_load_n(&p->last_use, __ATOMIC_RELAXED), lag);
   for (size_t i = 0; i < RCUPL_PIN_SHARDS; i++) {
-    uint64_t s = __atomic_load_n(&p->shards[i].last_use, __ATOMIC_RELAXED);
+    uint64_t s = rcupl_stamp_until(
+        __atomic_load_n(&p->shards[i].last_use, __ATOMIC_RELAXED), lag);
     if (s > last) last = s;
   }
   return last;

@@ -136,12 +136,12 @@ struct rcupl_pool {
   /* Atomic; on its own cache line: what sized pins, retires, dispatches
    * and the pins of a pool that is not sharded write. */
   _Alignas(RCUPL_CACHELINE) size_t refs;
-  /* Atomic: the pool's last use, CLOCK_MONOTONIC_COARSE ns (clock.h: at
-   * most rcupl_coarse_lag_ns() before the use; rcupl_pool_stamp_use), from
-   * which its linger is measured (warm.c, WARM-3). Stored, relaxed,
-   * by an unpin and by a dispatch just before they drop their reference
-   * (whose release orders it), and by a retire callback under
-   * manager->lock; read by the warm pass after an acquire load of refs. */
+  /* Atomic: the pool's last use, a stamp (below: coarse, or precise with
+   * the low bit set), from which its linger is measured (warm.c, WARM-3).
+   * Stored, relaxed, by an unpin of a pool off current and by a dispatch
+   * just before they drop their reference (whose release orders it), and
+   * by a retire callback under manager->lock; read by the warm pass after
+   * an acquire load of refs. */
   uint64_t last_use;
 
   /* The pins of a sharded pool, one cache line a CPU (top of this file). */
@@ -170,13 +170,32 @@ static inline struct rcupl_pin_shard *rcupl_pool_shard_here(
   return &p->shards[rcupl_cpu_now() & (RCUPL_PIN_SHARDS - 1)];
 }
 
+/* A last-use stamp (WARM-3) is CLOCK_MONOTONIC in ns with its low bit
+ * saying which clock read it: clear, the coarse one (the use it records
+ * may be up to rcupl_coarse_lag_ns() later); set, the precise one (the
+ * use was then). */
+#define RCUPL_STAMP_PRECISE UINT64_C(1)
+
+static inline uint64_t rcupl_stamp_coarse(void) {
+  return rcupl_coarse_now_ns() & ~RCUPL_STAMP_PRECISE;
+}
+
 /* Records now as p's last use (WARM-3), on the coarse clock: the stamp is
  * on the unpin's fast path, where a precise read would cost twice the
  * refcount (clock.h). Called just before a reference that may be the last
  * use is dropped: an unpin's (PIN-2: on the pool's own line, never the
- * manager), a dispatch's, a retire callback's. */
+ * manager), a dispatch's. */
 static inline void rcupl_pool_stamp_use(struct rcupl_pool *p) {
-  __atomic_store_n(&p->last_use, rcupl_coarse_now_ns(), __ATOMIC_RELAXED);
+  __atomic_store_n(&p->last_use, rcupl_stamp_coarse(), __ATOMIC_RELAXED);
+}
+
+/* The same on the precise clock, where its cost is paid once per linger:
+ * a retire callback, and the unpin that is about to drop the last pin of
+ * a pool off current (rcupl_pool_unpin_here). A warm pool's linger then
+ * ends warm_ms after the use, not warm_ms plus the coarse lag. */
+static inline void rcupl_pool_stamp_use_precise(struct rcupl_pool *p) {
+  __atomic_store_n(&p->last_use, rcupl_now_ns() | RCUPL_STAMP_PRECISE,
+                   __ATOMIC_RELAXED);
 }
 
 /* Creates a pool of `threads` threads placed by `pl` (normalised; its
@@ -236,12 +255,19 @@ static inline bool rcupl_pool_put(struct rcupl_pool *p) {
  * is the unpin's last access to the pool. */
 static inline bool rcupl_pool_unpin_here(struct rcupl_pool *p) {
   struct rcupl_pin_shard *s = rcupl_pool_shard_here(p);
-  __atomic_store_n(&s->last_use, rcupl_coarse_now_ns(), __ATOMIC_RELAXED);
+  __atomic_store_n(&s->last_use, rcupl_stamp_coarse(), __ATOMIC_RELAXED);
   /* Release: the holder's use of the pool happens before a free that the
    * gather's exchange (acquire) leads to. */
   intptr_t before =
       __atomic_fetch_sub(&s->count, RCUPL_SHARD_ONE, __ATOMIC_RELEASE);
   if (__builtin_expect((before & RCUPL_SHARD_GATHERED) == 0, 1)) return false;
+  /* A pool off current, whose refs is the whole count: at 2 (this pin and
+   * the manager's) the put below turns it warm, and its linger starts now.
+   * Stamped precisely, on the line the put writes, before it; a put that
+   * turns out not to be the last (a pin taken meanwhile) stamped early,
+   * which the later last unpin's stamp overrides (WARM-3). */
+  if (__atomic_load_n(&p->refs, __ATOMIC_RELAXED) <= 2)
+    rcupl_pool_stamp_use_precise(p);
   return rcupl_pool_put(p);
 }
 
@@ -252,9 +278,11 @@ static inline bool rcupl_pool_unpin_here(struct rcupl_pool *p) {
 void rcupl_pool_shard_locked(struct rcupl_pool *p);
 void rcupl_pool_gather_locked(struct rcupl_pool *p);
 
-/* p's last use (WARM-3): the latest of its own stamp and its shards'. Read
- * after an acquire load of refs that saw the last put. */
-uint64_t rcupl_pool_last_use(const struct rcupl_pool *p);
+/* The latest time p's last use can have been (WARM-3): over its own stamp
+ * and its shards', the latest of a precise stamp and a coarse stamp plus
+ * `lag` (rcupl_coarse_lag_ns()). Read after an acquire load of refs that
+ * saw the last put. */
+uint64_t rcupl_pool_used_until(const struct rcupl_pool *p, uint64_t lag);
 
 /* One dispatch reference (see the top of this file). Taken only where the
  * pool cannot be at zero (inside a read-side section on the current pool,

@@ -286,7 +286,7 @@ static void rcupl_retire_cb(struct rcupl_work *w) {
   if (p->retires_pending == 0 && p != m->current) rcupl_pool_gather_locked(p);
   /* No reader of the time it was current is left: it turns warm now
    * unless a pin holds it (WARM-3, the linger starts at the last use). */
-  rcupl_pool_stamp_use(p);
+  rcupl_pool_stamp_use_precise(p);
   bool last = rcupl_pool_put(p);
   /* During rcupool_destroy() current is NULL and nothing is kept. */
   bool kept = !last && m->current != NULL && p != m->current &&
