@@ -73,7 +73,9 @@ pthreadpool_t OtherLibrarysPool(rcupool_t *m, int set_threads, size_t width,
   EXPECT_EQ((*e)->num_threads(*ctx), set_threads);
   pthreadpool_t tp = pthreadpool_create_v2(*e, *ctx, width);
   EXPECT_NE(tp, nullptr);
-  if (tp != nullptr) EXPECT_EQ(pthreadpool_get_threads_count(tp), width);
+  if (tp != nullptr) {
+    EXPECT_EQ(pthreadpool_get_threads_count(tp), width);
+  }
   return tp;
 }
 
