@@ -276,6 +276,40 @@ def test_threads_block_held_only_by_a_variable_stays_open_until_left():
     assert _scope.depth() == 0 and rcupool.stats().pins == 0
 
 
+def test_call_locked_returns_fns_value_and_releases_the_lock_when_fn_raises():
+    # The log drain's lock is taken and given back in one C call (_log.py):
+    # `with lock:` left it held when an interrupt landed right after
+    # __enter__ on CPython 3.14.
+    from rcupool import _scope
+    lock = threading.RLock()
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    assert _scope.call_locked(lock, lambda: 7) == 7
+    with pytest.raises(KeyboardInterrupt):
+        _scope.call_locked(lock, interrupted)
+    assert lock.acquire(blocking=False)  # free: taken at once
+    lock.release()
+
+
+def test_threads_decorated_function_that_raises_leaves_no_block_open():
+    from rcupool import _scope
+
+    @rcupool.threads(2)
+    def width():
+        return rcupool.get_effective_num_threads()
+
+    @rcupool.threads(3)
+    def interrupted():
+        raise KeyboardInterrupt
+
+    assert width() == 2
+    with pytest.raises(KeyboardInterrupt):
+        interrupted()
+    assert _scope.depth() == 0 and rcupool.stats().pins == 0
+
+
 class InterruptOnRecord(logging.Handler):
     """Raises KeyboardInterrupt from the first record it sees, as a Ctrl-C
     landing in the log drain would."""

@@ -502,8 +502,10 @@ class threads(_scope.Scope):
 
         @functools.wraps(fn)
         def in_block(*args: Any, **kwargs: Any) -> Any:
-            with self:
-                return fn(*args, **kwargs)
+            # `with self:` in one C call (_scope.c): this object outlives
+            # the call, so a block an interrupt lost between __enter__ and
+            # the body (CPython 3.14) would stay open.
+            return _scope.call_in_block(self, fn, args, kwargs)
 
         return in_block  # type: ignore[return-value]
 

@@ -331,10 +331,90 @@ static PyObject *depth(PyObject *module, PyObject *unused) {
   return PyLong_FromUnsignedLong(stack.depth);
 }
 
+/* call_in_block(block, fn, args, kwargs): `with block: return fn(*args,
+ * **kwargs)` in one C call (the decorator form of rcupool.threads). The
+ * with statement's object is referenced by the decorator, so a block lost
+ * to an interrupt between __enter__'s return and the body (CPython 3.14)
+ * would not be found by SCOPE-6; here no eval-breaker check runs between
+ * the entry and fn's first instruction, nor between its return and the
+ * exit. As with `with`, an exception of the exit replaces fn's. */
+static PyObject *call_in_block(PyObject *module, PyObject *const *args,
+                               Py_ssize_t nargs) {
+  (void)module;
+  if (nargs != 4 || !PyObject_TypeCheck(args[0], &ScopeType) ||
+      !PyTuple_Check(args[2]) ||
+      (args[3] != Py_None && !PyDict_Check(args[3]))) {
+    PyErr_SetString(PyExc_TypeError,
+                    "call_in_block(block, fn, args tuple, kwargs dict or None)");
+    return NULL;
+  }
+  PyObject *entered = scope_enter(args[0], NULL);
+  if (entered == NULL) return NULL;
+  Py_DECREF(entered);
+  PyObject *result =
+      PyObject_Call(args[1], args[2], args[3] == Py_None ? NULL : args[3]);
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyObject *no_exc = PyTuple_Pack(3, Py_None, Py_None, Py_None);
+  PyObject *left = no_exc == NULL ? NULL : scope_exit(args[0], no_exc);
+  Py_XDECREF(no_exc);
+  if (left == NULL) {
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    Py_XDECREF(result);
+    return NULL;
+  }
+  Py_DECREF(left);
+  PyErr_Restore(type, value, tb);
+  return result;
+}
+
+/* call_locked(lock, fn): lock.acquire(), fn(), lock.release() in one C
+ * call, the release also when fn raises. No eval-breaker check runs between
+ * the acquire's return and fn's first instruction, nor between fn's return
+ * and the release, so an interrupt cannot leave the lock held: `with lock:`
+ * can on CPython 3.14 (gh-148874: __exit__ skipped after __enter__
+ * returned). An acquire interrupted while it waits raises with nothing
+ * held. Returns fn's result. */
+static PyObject *call_locked(PyObject *module, PyObject *const *args,
+                             Py_ssize_t nargs) {
+  (void)module;
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "call_locked(lock, fn): two arguments");
+    return NULL;
+  }
+  PyObject *r = PyObject_CallMethod(args[0], "acquire", NULL);
+  if (r == NULL) return NULL;
+  Py_DECREF(r);
+  PyObject *result = PyObject_CallNoArgs(args[1]);
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb); /* fn's exception, if any, kept */
+  r = PyObject_CallMethod(args[0], "release", NULL);
+  if (r == NULL) {
+    /* The lock refused (not held: fn released it); that error wins. */
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    Py_XDECREF(result);
+    return NULL;
+  }
+  Py_DECREF(r);
+  PyErr_Restore(type, value, tb);
+  return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"set_drain", set_drain, METH_O,
      "Sets the callable run before and after every block's entry and after "
      "its exit (None: none)."},
+    {"call_in_block", (PyCFunction)(void (*)(void))call_in_block,
+     METH_FASTCALL,
+     "`with block: return fn(*args, **kwargs)` in one C call: no interrupt "
+     "can leave the block open (`with` can on CPython 3.14)."},
+    {"call_locked", (PyCFunction)(void (*)(void))call_locked, METH_FASTCALL,
+     "lock.acquire(), fn(), lock.release() in one C call: no interrupt can "
+     "leave the lock held (`with lock:` can on CPython 3.14)."},
     {"depth", depth, METH_NOARGS,
      "The number of blocks open on this thread (SCOPE-2)."},
     {"innermost_threads", innermost_threads, METH_NOARGS,
