@@ -382,6 +382,7 @@ TEST(ExecSetGrowth, IntoSlotOfThreadBusyInTaskDoesNotWaitForTheTask) {
 // range. A plan takes rcupool_pin_threads() (docs/backends.md), which
 // stays the pinned width. (tests/torture:torture_test reported "pinned
 // pool changed its thread count" on these pools.)
+#if HAS_EXECUTOR_API
 struct ShortCall {
   std::atomic<bool> in{false};
   std::atomic<bool> release{false};
@@ -392,6 +393,7 @@ void HoldItemZero(void *arg, size_t i) {
   c->in = true;
   while (!c->release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
+#endif
 
 TEST(PinThreads, StaysPinnedWidthWhileAnotherThreadsShorterCallRuns) {
   SKIP_WITHOUT_EXECUTOR_API();
