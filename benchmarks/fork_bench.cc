@@ -43,7 +43,7 @@ int OtherRunningThreads() {
   const long self = static_cast<long>(gettid());
   while (struct dirent *e = readdir(d)) {
     if (e->d_name[0] == '.' || atol(e->d_name) == self) continue;
-    char path[64];
+    char path[sizeof "/proc/self/task//stat" + sizeof e->d_name];
     snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
     FILE *f = fopen(path, "r");
     if (f == nullptr) continue;

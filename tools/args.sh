@@ -29,6 +29,15 @@
 #   check_usage         the usage of such a script on stdout: its syntax
 #                       line, then the text on stdin (what the script does
 #                       and what --check does), then the line for --help
+#   stamp_ready STAMP WANT PRINTED MISSING
+#                       for a script that makes something and stamps it
+#                       (after parse_check_print): when STAMP's first line
+#                       is WANT, prints PRINTED under --print and exits 0;
+#                       otherwise, under --check, prints MISSING and exits
+#                       1; otherwise returns
+#   steps LABEL N       starts a count of N long steps for say and fail
+#   say TEXT            "LABEL: [i/N] TEXT", the next step's line
+#   fail TEXT           "LABEL: TEXT" on stderr, then exit 1
 
 usage_from_header() {
   sed -n '1d; /^#/!q; /^# SPDX-License-Identifier:/d; s/^# \{0,1\}//p' "$0"
@@ -69,4 +78,31 @@ check_usage() {
   echo
   cat
   echo "  -h, --help  this text"
+}
+
+stamp_ready() {
+  if [ -f "$1" ] && [ "$(head -n 1 "$1")" = "$2" ]; then
+    [ -z "$print" ] || echo "$3"
+    exit 0
+  fi
+  if [ -n "$check" ]; then
+    echo "$4"
+    exit 1
+  fi
+}
+
+steps() {
+  steps_label=$1
+  steps_total=$2
+  steps_done=0
+}
+
+say() {
+  steps_done=$((steps_done + 1))
+  echo "$steps_label: [$steps_done/$steps_total] $*"
+}
+
+fail() {
+  echo "$steps_label: $*" >&2
+  exit 1
 }

@@ -30,21 +30,10 @@
 set -eu
 
 SCRIPT=bazel7_chroot.sh
-. "$(dirname "$0")/args.sh" || exit 2
-. "$(dirname "$0")/sid.sh" || exit 2
+. "$(dirname "$0")/sid.sh" || exit 2 # and args.sh
 usage() { usage_from_header; }
 
-check=""
-print=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --check) check=1 ;;
-    --print) print=1 ;;
-    -h|--help) usage; exit 0 ;;
-    *) bad_usage "unknown argument: $1" ;;
-  esac
-  shift
-done
+parse_check_print "$@"
 chroot_need_root
 chroot_dir
 
@@ -57,33 +46,14 @@ zlib1g-dev pkg-config cmake ninja-build binutils file python3 python3-dev
 python3-pip python3-pytest python3-setuptools python3-threadpoolctl
 python3-venv python3-wheel spin valgrind util-linux procps"
 # Bumped when the modules or the bazelrc written below change.
-MODULES=4
+MODULES=5
 # The versions of the registry's googletest module a bazel_dep may name.
 GOOGLETEST_VERSIONS="1.10.0 1.11.0 1.12.1 1.13.0 1.14.0 1.14.0.bcr.1 1.15.0 1.15.2 1.16.0 1.17.0"
 want="$(echo $PACKAGES) modules $MODULES"
 
-done_print() {
-  [ -z "$print" ] || echo "$bazel7_root"
-  exit 0
-}
-if [ -f "$bazel7_stamp" ] && [ "$(head -n 1 "$bazel7_stamp")" = "$want" ]; then
-  done_print
-fi
-if [ -n "$check" ]; then
-  echo "missing or out of date: the Bazel 7 chroot $bazel7_root (tools/setup.sh --bazel 7 makes it)"
-  exit 1
-fi
-
-step=0
-steps=4
-say() {
-  step=$((step + 1))
-  echo "bazel 7: [$step/$steps] $*"
-}
-fail() {
-  echo "bazel 7: $*" >&2
-  exit 1
-}
+stamp_ready "$bazel7_stamp" "$want" "$bazel7_root" \
+  "missing or out of date: the Bazel 7 chroot $bazel7_root (tools/setup.sh --bazel 7 makes it)"
+steps "bazel 7" 4
 mkdir -p "$bazel7_dir"
 log="$bazel7_dir/setup.log"
 : > "$log"
@@ -151,54 +121,43 @@ def _buildozer_binary_impl(mctx):
 
 buildozer_binary = module_extension(implementation = _buildozer_binary_impl)
 EOF
+# BUILD.bazel's head: rules_cc's load, a comment, public targets.
+cc_head() {
+  printf 'load("@rules_cc//cc:defs.bzl", "cc_library")\n\n# %s\n' "$1"
+  printf 'package(default_visibility = ["//visibility:public"])\n'
+}
+# linked NAME "LINKOPTS" [DEP]: a cc_library that only links.
+linked() {
+  printf '\ncc_library(\n    name = "%s",\n    linkopts = [' "$1"
+  sep=""
+  for o in $2; do
+    printf '%s"%s"' "$sep" "$o"
+    sep=", "
+  done
+  printf '],\n'
+  [ -z "${3-}" ] || printf '    deps = [":%s"],\n' "$3"
+  printf ')\n'
+}
+# alias_to NAME ACTUAL
+alias_to() {
+  printf '\nalias(\n    name = "%s",\n    actual = ":%s",\n)\n' "$1" "$2"
+}
 module zlib cc
-cat > "$M/zlib/BUILD.bazel" <<'EOF'
-load("@rules_cc//cc:defs.bzl", "cc_library")
-
-# sid's zlib1g-dev.
-cc_library(
-    name = "zlib",
-    linkopts = ["-lz"],
-    visibility = ["//visibility:public"],
-)
-
-alias(
-    name = "z",
-    actual = ":zlib",
-    visibility = ["//visibility:public"],
-)
-EOF
+{
+  cc_head "sid's zlib1g-dev."
+  linked zlib "-lz"
+  alias_to z zlib
+} > "$M/zlib/BUILD.bazel"
 # GoogleTest under its registry name and targets, over sid's prebuilt
 # libraries (headers in /usr/include).
 module googletest cc
-cat > "$M/googletest/BUILD.bazel" <<'EOF'
-load("@rules_cc//cc:defs.bzl", "cc_library")
-
-# sid's libgtest-dev and libgmock-dev. As upstream's, gtest includes gmock.
-package(default_visibility = ["//visibility:public"])
-
-cc_library(
-    name = "gtest",
-    linkopts = ["-lgmock", "-lgtest", "-pthread"],
-)
-
-cc_library(
-    name = "gtest_main",
-    linkopts = ["-lgtest_main"],
-    deps = [":gtest"],
-)
-
-alias(
-    name = "gmock",
-    actual = ":gtest",
-)
-
-cc_library(
-    name = "gmock_main",
-    linkopts = ["-lgmock_main"],
-    deps = [":gtest"],
-)
-EOF
+{
+  cc_head "sid's libgtest-dev and libgmock-dev. As upstream's, gtest includes gmock."
+  linked gtest "-lgmock -lgtest -pthread"
+  linked gtest_main "-lgtest_main" gtest
+  alias_to gmock gtest
+  linked gmock_main "-lgmock_main" gtest
+} > "$M/googletest/BUILD.bazel"
 # A registry of its own that serves that module under the registry's
 # versions of GoogleTest: an --override_module of a module that is not in a
 # workspace's graph is an error, while a registry is read only for the
@@ -247,4 +206,4 @@ esac
   echo "$want"
   echo "$version; $(date -u +%Y-%m-%d)"
 } > "$bazel7_stamp"
-done_print
+[ -z "$print" ] || echo "$bazel7_root"

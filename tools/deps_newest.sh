@@ -40,8 +40,7 @@
 set -eu
 
 SCRIPT=deps_newest.sh
-. "$(dirname "$0")/args.sh" || exit 2
-. "$(dirname "$0")/sid.sh" || exit 2
+. "$(dirname "$0")/sid.sh" || exit 2 # and args.sh
 usage() { usage_from_header; }
 
 parse_check_print "$@"
@@ -57,28 +56,9 @@ root=${RCUPOOL_DEPS_NEWEST:-${XDG_CACHE_HOME:-$HOME/.cache}/rcupool/deps-newest}
 prefix="$root/prefix"
 stamp="$prefix/.rcupool-deps"
 
-done_print() {
-  [ -z "$print" ] || echo "$prefix"
-  exit 0
-}
-if [ -f "$stamp" ] && [ "$(head -n 1 "$stamp")" = "$WANT" ]; then
-  done_print
-fi
-if [ -n "$check" ]; then
-  echo "missing or out of date: the newest dependencies in $prefix (tools/setup.sh --deps newest builds them)"
-  exit 1
-fi
-
-step=0
-steps=6
-say() {
-  step=$((step + 1))
-  echo "deps newest: [$step/$steps] $*"
-}
-fail() {
-  echo "deps newest: $*" >&2
-  exit 1
-}
+stamp_ready "$stamp" "$WANT" "$prefix" \
+  "missing or out of date: the newest dependencies in $prefix (tools/setup.sh --deps newest builds them)"
+steps "deps newest" 6
 # run LOG COMMAND...: the command's output goes to build/LOG; on failure
 # its end is shown.
 run() {
@@ -187,4 +167,4 @@ rm -rf "$root/build/pthreadpool" "$root/build/cpuinfo" "$root/build/liburcu"
   echo "pthreadpool $PTHREADPOOL (SONAME libpthreadpool.so.0), fxdiv $FXDIV, cpuinfo $CPUINFO (static), $urcu"
 } > "$stamp"
 say "built in $prefix"
-done_print
+[ -z "$print" ] || echo "$prefix"

@@ -2,8 +2,8 @@
 # What the scripts that reach Debian sid share: the archive (for
 # tools/deps_newest.sh's sources and tools/bazel7_chroot.sh's chroot) and
 # the sid chroot of Bazel 7 (tools/bazel7_chroot.sh makes it, tools/bazel7
-# runs Bazel in it). Not a command: a script sources it after args.sh.
-# POSIX sh.
+# runs Bazel in it). Not a command: a script sources it after naming
+# itself in SCRIPT, and it sources tools/args.sh for that script. POSIX sh.
 #
 #   sid_archive         prints the Debian archive the machine's apt sources
 #                       name (deb822 or one-line form; not the security
@@ -23,6 +23,13 @@
 #   chroot_run ROOT COMMAND...
 #                       runs COMMAND in the chroot ROOT with those mounts,
 #                       in a mount namespace of its own; its exit status
+
+# A script (SCRIPT set) gets args.sh too; the shells of chroot_run and
+# tools/bazel7, which source this file by its path, need only the chroot
+# functions.
+if [ -n "${SCRIPT-}" ]; then
+  . "$(dirname "$0")/args.sh" || exit 2
+fi
 
 # This file, for the shell of chroot_run's namespace.
 CHROOT_SH="$(dirname "$0")/sid.sh"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Builds the Python wheel rcupool-<version>-cp311-cp311-linux_x86_64.whl
-# offline, with Debian's python3, setuptools, wheel and pip.
+# Builds the Python wheel rcupool-<version>-<tag>.whl offline, with
+# Debian's python3, setuptools, wheel and pip, for that interpreter: the tag
+# is cp311-cp311-linux_x86_64 with Debian 12's CPython 3.11 on x86-64.
 #
 # usage:
 #   tools/wheel.sh OUTDIR     build librcupool.so.0 and the XNNPACK backend
@@ -14,7 +15,8 @@
 #                             module built (DIR/rcupool is importable)
 #
 # Install: /usr/bin/python3 -m venv V && V/bin/pip install --no-index OUTDIR/rcupool-*.whl
-# PYTHON names the interpreter (default /usr/bin/python3, Debian's 3.11).
+# PYTHON names the interpreter (default /usr/bin/python3: Debian 12's 3.11,
+# sid's 3.14).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -84,8 +86,12 @@ stage "$tmp/src"
 mkdir -p "$out"
 "$python" -m pip wheel --quiet --no-deps --no-build-isolation --no-index \
   --disable-pip-version-check -w "$tmp/dist" "$tmp/src"
-wheels=("$tmp"/dist/rcupool-*-cp311-cp311-linux_x86_64.whl)
+# The interpreter's own tag: cpXY-cpXY-<platform>.
+tag=$("$python" -c 'import sys, sysconfig
+v = "%d%d" % sys.version_info[:2]
+print("cp%s-cp%s-%s" % (v, v, sysconfig.get_platform().replace("-", "_").replace(".", "_")))')
+wheels=("$tmp"/dist/rcupool-*-"$tag".whl)
 [ ${#wheels[@]} -eq 1 ] && [ -f "${wheels[0]}" ] ||
-  { echo "wheel.sh: expected one cp311-cp311-linux_x86_64 wheel, got: $(ls "$tmp/dist")" >&2; exit 1; }
+  { echo "wheel.sh: expected one $tag wheel, got: $(ls "$tmp/dist")" >&2; exit 1; }
 cp "${wheels[0]}" "$out/"
 echo "$out/$(basename "${wheels[0]}")"

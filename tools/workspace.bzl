@@ -140,48 +140,23 @@ _SYSTEM = [
     ("benchmark", "benchmark/benchmark.h", ["benchmark", "benchmark_main"], "libbenchmark-dev"),
 ]
 
+def _linked(name, linkopts):
+    """A cc_library that only links: "\ncc_library(...)\n"."""
+    return "\ncc_library(\n    name = \"%s\",\n    linkopts = [%s],\n)\n" % (
+        name,
+        ", ".join(["\"%s\"" % o for o in linkopts]),
+    )
+
+# Each system package's targets, after its BUILD file's package() line.
 _SYSTEM_BUILD = {
-    "urcu": """
-# liburcu's flavours (lib/deps:urcu picks one).
-cc_library(
-    name = "bp",
-    linkopts = ["-lurcu-bp", "-lurcu-common", "-pthread"],
-)
-
-cc_library(
-    name = "memb",
-    linkopts = ["-lurcu-memb", "-lurcu-common", "-pthread"],
-)
-""",
-    "pthreadpool": """
-cc_library(
-    name = "pthreadpool",
-    linkopts = ["-lpthreadpool", "-pthread"],
-)
-""",
-    "cpuinfo": """
-cc_library(
-    name = "cpuinfo",
-    linkopts = ["-lcpuinfo"],
-)
-""",
-    "benchmark": """
-cc_library(
-    name = "benchmark",
-    linkopts = ["-lbenchmark", "-pthread"],
-)
-
-cc_library(
-    name = "benchmark_main",
-    linkopts = ["-lbenchmark_main", "-lbenchmark", "-pthread"],
-)
-""",
-    "xnnpack": """
-cc_library(
-    name = "xnnpack",
-    linkopts = ["-lXNNPACK", "-lpthreadpool", "-lcpuinfo", "-lm", "-pthread"],
-)
-""",
+    "urcu": "\n# liburcu's flavours (lib/deps:urcu picks one)." +
+            _linked("bp", ["-lurcu-bp", "-lurcu-common", "-pthread"]) +
+            _linked("memb", ["-lurcu-memb", "-lurcu-common", "-pthread"]),
+    "pthreadpool": _linked("pthreadpool", ["-lpthreadpool", "-pthread"]),
+    "cpuinfo": _linked("cpuinfo", ["-lcpuinfo"]),
+    "benchmark": _linked("benchmark", ["-lbenchmark", "-pthread"]) +
+                 _linked("benchmark_main", ["-lbenchmark_main", "-lbenchmark", "-pthread"]),
+    "xnnpack": _linked("xnnpack", ["-lXNNPACK", "-lpthreadpool", "-lcpuinfo", "-lm", "-pthread"]),
 }
 
 def _system_libraries_impl(ctx):

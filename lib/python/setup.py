@@ -10,7 +10,8 @@ ctypes; the extension module rcupool._scope (the C half of
 rcupool.threads) is compiled here against Python.h (Debian: python3-dev)
 and the staged header, and linked to the staged librcupool.so.0 with a
 RUNPATH of $ORIGIN/lib, which is where the package carries it. The wheel
-is tagged cp311-cp311-linux_x86_64.
+is tagged for the interpreter that builds it (cp311-cp311-linux_x86_64 with
+Debian 12's CPython 3.11; CPython 3.11 and later).
 
 Run from the staged tree: pip wheel (tools/wheel.sh), or
 `setup.py build_ext --inplace` (tools/wheel.sh --stage).
@@ -48,7 +49,7 @@ setup(
     version=version(),
     description="The one CPU thread pool of a process, resizable at any time",
     license="LGPL-2.1-or-later",
-    python_requires="==3.11.*",
+    python_requires=">=3.11",
     packages=["rcupool"],
     package_data={
         "rcupool": [

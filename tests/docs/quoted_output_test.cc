@@ -307,11 +307,15 @@ std::set<std::string> Printed(Run run) {
       machine.Quota("150000 100000");
       machine.Use(1);
       rcupool_t *m = CreateDefaultSized();
-      if (m != nullptr) EXPECT_EQ(rcupool_destroy(m), 0);
+      if (m != nullptr) {
+        EXPECT_EQ(rcupool_destroy(m), 0);
+      }
       machine.Quota("100000 100000");
       machine.Use(-1);
       m = CreateDefaultSized();
-      if (m != nullptr) EXPECT_EQ(rcupool_destroy(m), 0);
+      if (m != nullptr) {
+        EXPECT_EQ(rcupool_destroy(m), 0);
+      }
       add_log(log);
       break;
     }

@@ -73,7 +73,9 @@ pthreadpool_t OtherLibrarysPool(rcupool_t *m, int set_threads, size_t width,
   EXPECT_EQ((*e)->num_threads(*ctx), set_threads);
   pthreadpool_t tp = pthreadpool_create_v2(*e, *ctx, width);
   EXPECT_NE(tp, nullptr);
-  if (tp != nullptr) EXPECT_EQ(pthreadpool_get_threads_count(tp), width);
+  if (tp != nullptr) {
+    EXPECT_EQ(pthreadpool_get_threads_count(tp), width);
+  }
   return tp;
 }
 
@@ -380,6 +382,7 @@ TEST(ExecSetGrowth, IntoSlotOfThreadBusyInTaskDoesNotWaitForTheTask) {
 // range. A plan takes rcupool_pin_threads() (docs/backends.md), which
 // stays the pinned width. (tests/torture:torture_test reported "pinned
 // pool changed its thread count" on these pools.)
+#if HAS_EXECUTOR_API
 struct ShortCall {
   std::atomic<bool> in{false};
   std::atomic<bool> release{false};
@@ -390,6 +393,7 @@ void HoldItemZero(void *arg, size_t i) {
   c->in = true;
   while (!c->release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
+#endif
 
 TEST(PinThreads, StaysPinnedWidthWhileAnotherThreadsShorterCallRuns) {
   SKIP_WITHOUT_EXECUTOR_API();

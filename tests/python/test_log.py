@@ -172,18 +172,39 @@ def test_fork_while_library_threads_log_neither_parent_nor_child_hangs(sample_di
     assert "forks ok" in out.stdout
 
 
+class NoLock:
+    """A handler lock that locks nothing: logging takes it with
+    acquire()/release() (CPython 3.11) or `with` (3.14, which also needs it
+    to be a context manager, where None, as before, raised TypeError)."""
+
+    def acquire(self, *args):
+        return True
+
+    def release(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def _at_fork_reinit(self):
+        pass
+
+
 class Unlocked(logging.Handler):
-    """Counts records without the handler lock: an interrupt raised inside
-    Handler.acquire() (a Python method around the lock) would leave that
-    lock held for ever, a hazard of logging itself that these tests do not
-    measure."""
+    """Counts records without a real handler lock: an interrupt raised
+    between taking the lock and the handler's own bookkeeping would leave
+    that lock held for ever, a hazard of logging itself that these tests do
+    not measure."""
 
     def __init__(self):
         super().__init__(level=logging.DEBUG)
         self.count = 0
 
     def createLock(self):
-        self.lock = None
+        self.lock = NoLock()
 
     def emit(self, record):
         self.count += 1

@@ -232,6 +232,84 @@ def test_threads_left_out_of_order_raises_and_is_released_with_the_later_block(
     assert rcupool.stats().pins == 0
 
 
+def test_threads_block_whose_object_is_gone_unexited_is_released_by_next_entry():
+    # SCOPE-6: what an interrupt landing after __enter__ returns and before
+    # the block's handler leaves on CPython 3.14 (gh-148874): an open block
+    # whose object nothing references, so nobody can leave it. Before, it
+    # kept its pin and scope for ever, and the 17th aborted the process.
+    from rcupool import _scope
+    rcupool.threads(2).__enter__()  # the object is dropped at once
+    assert _scope.depth() == 1 and rcupool.stats().pins == 1
+    with rcupool.threads(1) as block:
+        assert block.pool_threads == 1
+        assert _scope.depth() == 1  # the lost block is gone
+    assert _scope.depth() == 0
+    assert rcupool.stats().pins == 0
+
+
+def test_threads_exit_under_a_lost_inner_block_is_in_order_and_releases_both(
+        sample_parallel):
+    # SCOPE-6: the inner block of a `with` pair lost as above; the outer
+    # block's own exit is then in order, not "out of order".
+    from rcupool import _scope
+    rcupool.set_num_threads(2)
+    outer = rcupool.threads(3)
+    outer.__enter__()
+    rcupool.threads(1).__enter__()
+    assert rcupool.stats().pins == 2
+    outer.__exit__(None, None, None)
+    assert _scope.depth() == 0
+    assert rcupool.stats().pins == 0
+    assert sample_parallel.run(2) == 2  # the current pool again
+
+
+def test_threads_block_held_only_by_a_variable_stays_open_until_left():
+    # SCOPE-6 releases only blocks nobody references: one kept in a
+    # variable (entered by hand) stays open across other blocks.
+    from rcupool import _scope
+    kept = rcupool.threads(2)
+    kept.__enter__()
+    with rcupool.threads(1):
+        assert _scope.depth() == 2
+    assert kept.pool_threads == 2
+    kept.__exit__(None, None, None)
+    assert _scope.depth() == 0 and rcupool.stats().pins == 0
+
+
+def test_call_locked_returns_fns_value_and_releases_the_lock_when_fn_raises():
+    # The log drain's lock is taken and given back in one C call (_log.py):
+    # `with lock:` left it held when an interrupt landed right after
+    # __enter__ on CPython 3.14.
+    from rcupool import _scope
+    lock = threading.RLock()
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    assert _scope.call_locked(lock, lambda: 7) == 7
+    with pytest.raises(KeyboardInterrupt):
+        _scope.call_locked(lock, interrupted)
+    assert lock.acquire(blocking=False)  # free: taken at once
+    lock.release()
+
+
+def test_threads_decorated_function_that_raises_leaves_no_block_open():
+    from rcupool import _scope
+
+    @rcupool.threads(2)
+    def width():
+        return rcupool.get_effective_num_threads()
+
+    @rcupool.threads(3)
+    def interrupted():
+        raise KeyboardInterrupt
+
+    assert width() == 2
+    with pytest.raises(KeyboardInterrupt):
+        interrupted()
+    assert _scope.depth() == 0 and rcupool.stats().pins == 0
+
+
 class InterruptOnRecord(logging.Handler):
     """Raises KeyboardInterrupt from the first record it sees, as a Ctrl-C
     landing in the log drain would."""

@@ -21,7 +21,15 @@ from samples import run_cmd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-PYTHON = "/usr/bin/python3"  # Debian's CPython 3.11, with pip and venv
+PYTHON = "/usr/bin/python3"  # Debian's CPython, with pip and venv
+# That interpreter's wheel tag (cp311-cp311-linux_x86_64 on Debian 12) and
+# extension module suffix (.cpython-311-x86_64-linux-gnu.so).
+TAG, EXT_SUFFIX = subprocess.run(
+    [PYTHON, "-c", "import sys, sysconfig\n"
+     "v = '%d%d' % sys.version_info[:2]\n"
+     "p = sysconfig.get_platform().replace('-', '_').replace('.', '_')\n"
+     "print('cp%s-cp%s-%s' % (v, v, p), sysconfig.get_config_var('EXT_SUFFIX'))"],
+    capture_output=True, text=True, check=True).stdout.split()
 
 
 def run(cmd, **kw):
@@ -48,12 +56,12 @@ def test_wheel_installs_in_fresh_venv_and_runs_tests_1_and_3_with_one_definer(tm
          str(dist)], env=env)
     wheels = glob.glob(str(dist / "rcupool-*.whl"))
     assert len(wheels) == 1
-    assert re.fullmatch(r"rcupool-\d+\.\d+\.\d+-cp311-cp311-linux_x86_64\.whl",
+    assert re.fullmatch(r"rcupool-\d+\.\d+\.\d+-%s\.whl" % re.escape(TAG),
                         os.path.basename(wheels[0]))
     names = zipfile.ZipFile(wheels[0]).namelist()
     for want in ("rcupool/__init__.py", "rcupool/py.typed",
                  "rcupool/_scope.pyi",
-                 "rcupool/_scope.cpython-311-x86_64-linux-gnu.so",
+                 "rcupool/_scope" + EXT_SUFFIX,
                  "rcupool/lib/librcupool.so.0",
                  "rcupool/lib/librcupool_xnnpack.so.0",
                  "rcupool/include/rcupool/rcupool.h",
@@ -74,7 +82,7 @@ def test_wheel_installs_in_fresh_venv_and_runs_tests_1_and_3_with_one_definer(tm
     # The extension module of rcupool.threads needs the package's library
     # through RUNPATH $ORIGIN/lib; the version is the library's and the
     # wheel's.
-    scope = os.path.join(site, "rcupool", "_scope.cpython-311-x86_64-linux-gnu.so")
+    scope = os.path.join(site, "rcupool", "_scope" + EXT_SUFFIX)
     dyn = readelf_dynamic(scope)
     assert "Shared library: [librcupool.so.0]" in dyn
     assert "Library runpath: [$ORIGIN/lib]" in dyn

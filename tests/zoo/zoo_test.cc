@@ -168,7 +168,9 @@ class Tree {
   }
   ~Tree() {
     rcupl_machine_set_root(nullptr);
-    if (!root_.empty()) EXPECT_EQ(system(("rm -rf " + root_).c_str()), 0);
+    if (!root_.empty()) {
+      EXPECT_EQ(system(("rm -rf " + root_).c_str()), 0);
+    }
   }
   const std::string &root() const { return root_; }
 

@@ -443,7 +443,10 @@ class threads(_scope.Scope):
     Entry and exit are each one call into C (``rcupool._scope``): an
     interrupt (``KeyboardInterrupt``) never lands half way through either,
     so a block is either open, and left by its ``with`` statement, or not
-    open at all.
+    open at all. On CPython 3.14 an interrupt can also land after the entry
+    and before the block starts (CPython's gh-148874): the ``with``
+    statement then never calls ``__exit__``, and the next block entered or
+    left on the thread releases that block's pool.
 
     Raises:
         ValueError: ``n`` is not an integer in 1..MAX_THREADS (as
@@ -499,8 +502,10 @@ class threads(_scope.Scope):
 
         @functools.wraps(fn)
         def in_block(*args: Any, **kwargs: Any) -> Any:
-            with self:
-                return fn(*args, **kwargs)
+            # `with self:` in one C call (_scope.c): this object outlives
+            # the call, so a block an interrupt lost between __enter__ and
+            # the body (CPython 3.14) would stay open.
+            return _scope.call_in_block(self, fn, args, kwargs)
 
         return in_block  # type: ignore[return-value]
 

@@ -77,7 +77,7 @@ import logging
 import os
 import threading
 
-from . import _native
+from . import _native, _scope
 
 logger = logging.getLogger("rcupool")
 
@@ -152,20 +152,27 @@ def _emit_early() -> None:
 
 
 def _drain(keep_early: bool) -> None:
+    # The lock is taken and given back in one C call: `with _emitting:`
+    # (the lock's C __enter__/__exit__) left it held for ever when an
+    # interrupt landed right after __enter__ on CPython 3.14 (gh-148874),
+    # and every other thread's drain then waited for it.
+    _scope.call_locked(_emitting, lambda: _drain_locked(keep_early))
+
+
+def _drain_locked(keep_early: bool) -> None:
     record = _native.LogRecordStruct()
     out = ctypes.byref(record)
     take = _native.lib.rcupool_log_take
-    with _emitting:  # C __enter__/__exit__: interrupt-safe
-        _emit_early()
-        for _ in range(_DRAIN_MAX):
-            if take(out) != 1:
-                return
-            level = _LEVELS.get(record.level, logging.ERROR)
-            message = record.message.decode("utf-8", "replace")
-            if logger.isEnabledFor(level):
-                logger.log(level, "%s", message)
-            elif keep_early and len(_early) < _EARLY_MAX:
-                _early.append((level, message))
+    _emit_early()
+    for _ in range(_DRAIN_MAX):
+        if take(out) != 1:
+            return
+        level = _LEVELS.get(record.level, logging.ERROR)
+        message = record.message.decode("utf-8", "replace")
+        if logger.isEnabledFor(level):
+            logger.log(level, "%s", message)
+        elif keep_early and len(_early) < _EARLY_MAX:
+            _early.append((level, message))
 
 
 def drain_import() -> None:

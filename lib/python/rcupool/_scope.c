@@ -16,8 +16,8 @@
  * instruction after __enter__'s return, so an interrupt that lands after
  * __enter__ returns lands in the block and __exit__ runs. CPython 3.14
  * calls __enter__ through a plain CALL whose eval-breaker check comes
- * before the protected range: an interrupt there leaks the block
- * (docs/building.md, the Bazel 7 chroot's python_test).
+ * before the protected range: an interrupt there leaks the block, and the
+ * next entry or exit on the thread releases it (SCOPE-6).
  *
  * Invariants kept here:
  *   SCOPE-1. `stack` (per thread) lists this thread's open blocks, innermost
@@ -57,6 +57,18 @@
  *       abandoned entries that became innermost, so the entry's scope is
  *       left and its pool unpinned as soon as the blocks entered after it
  *       are left. The innermost entry is never abandoned.
+ *   SCOPE-6. A block whose owner nothing but its entry references can never
+ *       be left (__exit__ is called on an object), so it is released: every
+ *       __enter__ and __exit__ first marks such entries abandoned and pops
+ *       the abandoned ones that are innermost (SCOPE-5). A `with` holds its
+ *       object (the bound __exit__ on the frame's stack) until __exit__ has
+ *       run, so an open block's owner has two references at least; one
+ *       that has a single one was leaked by an interrupt that landed after
+ *       __enter__ returned and before the block's handler (CPython 3.14,
+ *       above; CPython's gh-148874, fixed in 3.15) and unwound the frame's
+ *       stack. A weak reference does not count: a block left only through
+ *       one may be released first, and its __exit__ then raises
+ *       RuntimeError (not open) without releasing anything twice.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -131,6 +143,14 @@ static void pop_block(void) {
   Py_DECREF(owner);
 }
 
+/* SCOPE-6: releases the blocks nobody can leave any more. GIL held. */
+static void reap_unreachable(void) {
+  for (unsigned i = 0; i < stack.depth; i++)
+    if (Py_REFCNT(stack.blocks[i].owner) == 1) stack.blocks[i].abandoned = true;
+  while (stack.depth > 0 && stack.blocks[stack.depth - 1].abandoned)
+    pop_block();
+}
+
 /* The object's `placement` (None or absent: the manager's) into *pl;
  * *placed tells which. 0 or -1 with an exception set. GIL held. */
 static int placement_of(PyObject *self, rcupool_placement_t *pl, bool *placed) {
@@ -165,6 +185,7 @@ static PyObject *scope_enter(PyObject *self, PyObject *unused) {
    * records of this entry. Nothing is open yet if it raises. (It runs
    * logging handlers, which could open blocks: the depth is read after.) */
   if (run_drain() < 0) return NULL;
+  reap_unreachable();
   if (stack.depth >= RCUPOOL_SCOPE_MAX_DEPTH) {
     PyErr_Format(PyExc_RuntimeError,
                  "rcupool.threads blocks nested deeper than %d on one thread",
@@ -217,6 +238,7 @@ static PyObject *scope_enter(PyObject *self, PyObject *unused) {
 
 static PyObject *scope_exit(PyObject *self, PyObject *args) {
   (void)args; /* exc_type, exc, tb: an exception of the block propagates */
+  reap_unreachable(); /* never this block's entry: self is referenced */
   unsigned depth = stack.depth;
   unsigned mine = depth; /* this object's innermost open entry */
   for (unsigned i = depth; i-- > 0;)
@@ -309,10 +331,90 @@ static PyObject *depth(PyObject *module, PyObject *unused) {
   return PyLong_FromUnsignedLong(stack.depth);
 }
 
+/* call_in_block(block, fn, args, kwargs): `with block: return fn(*args,
+ * **kwargs)` in one C call (the decorator form of rcupool.threads). The
+ * with statement's object is referenced by the decorator, so a block lost
+ * to an interrupt between __enter__'s return and the body (CPython 3.14)
+ * would not be found by SCOPE-6; here no eval-breaker check runs between
+ * the entry and fn's first instruction, nor between its return and the
+ * exit. As with `with`, an exception of the exit replaces fn's. */
+static PyObject *call_in_block(PyObject *module, PyObject *const *args,
+                               Py_ssize_t nargs) {
+  (void)module;
+  if (nargs != 4 || !PyObject_TypeCheck(args[0], &ScopeType) ||
+      !PyTuple_Check(args[2]) ||
+      (args[3] != Py_None && !PyDict_Check(args[3]))) {
+    PyErr_SetString(PyExc_TypeError,
+                    "call_in_block(block, fn, args tuple, kwargs dict or None)");
+    return NULL;
+  }
+  PyObject *entered = scope_enter(args[0], NULL);
+  if (entered == NULL) return NULL;
+  Py_DECREF(entered);
+  PyObject *result =
+      PyObject_Call(args[1], args[2], args[3] == Py_None ? NULL : args[3]);
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyObject *no_exc = PyTuple_Pack(3, Py_None, Py_None, Py_None);
+  PyObject *left = no_exc == NULL ? NULL : scope_exit(args[0], no_exc);
+  Py_XDECREF(no_exc);
+  if (left == NULL) {
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    Py_XDECREF(result);
+    return NULL;
+  }
+  Py_DECREF(left);
+  PyErr_Restore(type, value, tb);
+  return result;
+}
+
+/* call_locked(lock, fn): lock.acquire(), fn(), lock.release() in one C
+ * call, the release also when fn raises. No eval-breaker check runs between
+ * the acquire's return and fn's first instruction, nor between fn's return
+ * and the release, so an interrupt cannot leave the lock held: `with lock:`
+ * can on CPython 3.14 (gh-148874: __exit__ skipped after __enter__
+ * returned). An acquire interrupted while it waits raises with nothing
+ * held. Returns fn's result. */
+static PyObject *call_locked(PyObject *module, PyObject *const *args,
+                             Py_ssize_t nargs) {
+  (void)module;
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "call_locked(lock, fn): two arguments");
+    return NULL;
+  }
+  PyObject *r = PyObject_CallMethod(args[0], "acquire", NULL);
+  if (r == NULL) return NULL;
+  Py_DECREF(r);
+  PyObject *result = PyObject_CallNoArgs(args[1]);
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb); /* fn's exception, if any, kept */
+  r = PyObject_CallMethod(args[0], "release", NULL);
+  if (r == NULL) {
+    /* The lock refused (not held: fn released it); that error wins. */
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    Py_XDECREF(result);
+    return NULL;
+  }
+  Py_DECREF(r);
+  PyErr_Restore(type, value, tb);
+  return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"set_drain", set_drain, METH_O,
      "Sets the callable run before and after every block's entry and after "
      "its exit (None: none)."},
+    {"call_in_block", (PyCFunction)(void (*)(void))call_in_block,
+     METH_FASTCALL,
+     "`with block: return fn(*args, **kwargs)` in one C call: no interrupt "
+     "can leave the block open (`with` can on CPython 3.14)."},
+    {"call_locked", (PyCFunction)(void (*)(void))call_locked, METH_FASTCALL,
+     "lock.acquire(), fn(), lock.release() in one C call: no interrupt can "
+     "leave the lock held (`with lock:` can on CPython 3.14)."},
     {"depth", depth, METH_NOARGS,
      "The number of blocks open on this thread (SCOPE-2)."},
     {"innermost_threads", innermost_threads, METH_NOARGS,
