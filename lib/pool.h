@@ -190,9 +190,10 @@ static inline void rcupl_pool_stamp_use(struct rcupl_pool *p) {
 }
 
 /* The same on the precise clock, where its cost is paid once per linger:
- * a retire callback, and the unpin that is about to drop the last pin of
- * a pool off current (rcupl_pool_unpin_here). A warm pool's linger then
- * ends warm_ms after the use, not warm_ms plus the coarse lag. */
+ * a retire callback (the unpin that is about to drop the last pin of a
+ * pool off current stamps its shard so, rcupl_pool_unpin_here). A warm
+ * pool's linger then ends warm_ms after the use, not warm_ms plus the
+ * coarse lag. */
 static inline void rcupl_pool_stamp_use_precise(struct rcupl_pool *p) {
   __atomic_store_n(&p->last_use, rcupl_now_ns() | RCUPL_STAMP_PRECISE,
                    __ATOMIC_RELAXED);
@@ -263,11 +264,14 @@ static inline bool rcupl_pool_unpin_here(struct rcupl_pool *p) {
   if (__builtin_expect((before & RCUPL_SHARD_GATHERED) == 0, 1)) return false;
   /* A pool off current, whose refs is the whole count: at 2 (this pin and
    * the manager's) the put below turns it warm, and its linger starts now.
-   * Stamped precisely, on the line the put writes, before it; a put that
-   * turns out not to be the last (a pin taken meanwhile) stamped early,
-   * which the later last unpin's stamp overrides (WARM-3). */
+   * The shard's coarse stamp above is replaced by a precise one, before
+   * the put (which orders it for the warm pass): left beside it, the
+   * coarse one's bound, up to the lag later, would count (WARM-3). A put
+   * that turns out not to be the last (a pin taken meanwhile) stamped
+   * early, which the later last unpin's stamp overrides. */
   if (__atomic_load_n(&p->refs, __ATOMIC_RELAXED) <= 2)
-    rcupl_pool_stamp_use_precise(p);
+    __atomic_store_n(&s->last_use, rcupl_now_ns() | RCUPL_STAMP_PRECISE,
+                     __ATOMIC_RELAXED);
   return rcupl_pool_put(p);
 }
 
