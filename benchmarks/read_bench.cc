@@ -26,12 +26,17 @@
 //                              a shared object (calls/calls.h), as a pin
 //                              and an unpin through librcupool.so.0 are
 //   BM_Read_SharedPtrAtomicLoad  std::atomic_load of a shared_ptr + drop
+//   BM_Read_PerThreadCounter   fetch_add + load + fetch_sub on a counter of
+//                              the calling thread's own (no shared line):
+//                              the floor of pin + unpin at 2+ threads
 //   BM_Pin_Rcupool             rcupool_pin + rcupool_unpin (the pin row is
 //                              compared with BM_Read_AtomicRefcount)
 //   BM_Guard_Rcupool/<size>    the per-call width guard: rcupool_pin_sized
 //                              + scope enter + scope exit + unpin, of the
 //                              current size or of a live size that is not
 //                              current (a sized pin elsewhere keeps it)
+#include <atomic>
+
 #include <benchmark/benchmark.h>
 #include <rcupool/rcupool.h>
 
@@ -146,6 +151,23 @@ void BM_Read_AtomicRefcount(benchmark::State &state) {
   }
 }
 
+// The floor of a pin count nobody shares: each thread adds to and
+// subtracts from a counter of its own, on its own cache line, with the
+// same atomic operations as the refcount above (and as a pin's shard).
+void BM_Read_PerThreadCounter(benchmark::State &state) {
+  struct alignas(64) Counter {
+    std::atomic<long> n{0};
+    pthreadpool_t tp = nullptr;
+  };
+  static Counter counters[64];
+  Counter &mine = counters[state.thread_index() % 64];
+  for (auto _ : state) {
+    mine.n.fetch_add(1, std::memory_order_relaxed);
+    benchmark::DoNotOptimize(mine.tp);
+    mine.n.fetch_sub(1, std::memory_order_acq_rel);
+  }
+}
+
 void BM_Read_AtomicRefcountShared(benchmark::State &state) {
   for (auto _ : state) {
     void *p = bench_calls_refcount_get();
@@ -221,6 +243,7 @@ READ_BENCH(BM_Read_MutexGetter);
 READ_BENCH(BM_Read_RwlockGetter);
 READ_BENCH(BM_Read_AtomicRefcount);
 READ_BENCH(BM_Read_AtomicRefcountShared);
+READ_BENCH(BM_Read_PerThreadCounter);
 READ_BENCH(BM_Read_SharedPtrAtomicLoad);
 READ_BENCH(BM_Pin_Rcupool);
 BENCHMARK_CAPTURE(BM_Guard_Rcupool, current_size, kCurrentSize)

@@ -161,9 +161,14 @@ def one_target(r, program, ours, ref_label, ref, t, target, label):
     text = "report" if target is None else "%s %gx%s" % (
         target[0], target[1], " faster" if target[0] == ">=" else "")
     kind, _, rest = ref.rpartition(":") if ref.startswith(
-        ("paired:", "ms:")) else ("", "", ref)
-    ref_program, _, ref_row = rest.rpartition(":")  # "program:row"
-    ref_program, ref_t = (ref_program, 1) if ref_program else (program, t)
+        ("paired:", "ms:", "threads:")) else ("", "", ref)
+    if kind == "threads":  # the same row at another thread count
+        ref_program, ref_row, ref_t = program, ours, int(rest)
+        kind = ""
+    else:
+        ref_program, _, ref_row = rest.rpartition(":")  # "program:row"
+        ref_program, ref_t = (ref_program, 1) if ref_program else (program,
+                                                                   t)
     if not r.has(program, ours, t) or not (
             kind or r.has(ref_program, ref_row, ref_t)):
         return [label, "-", ref_label, "-", text, NOT_MEASURED, "-",
@@ -184,7 +189,7 @@ def one_target(r, program, ours, ref_label, ref, t, target, label):
         spread += " / %.0f%%" % r.spread(ref_program, ref_row, ref_t)
         if (program, ours) in r.swept and ref_program == program:
             cpu = (r.ns(program, ours, t, "cpu_time") /
-                   r.ns(program, ref, t, "cpu_time"))
+                   r.ns(program, ref_row, ref_t, "cpu_time"))
     faster = target is not None and target[0] == ">="
     if faster:
         ratio, cpu = 1 / ratio, cpu and 1 / cpu

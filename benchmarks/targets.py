@@ -32,7 +32,8 @@ IDLE_VIEWS = (("idle_bench_newest", "newest pthreadpool, pools as views"),)
 # same variant). "paired:C" is the reference each iteration of rcupool's
 # row timed beside it (counter paired_create_us), the ratio its counter C.
 # "program:row": a row of another program, at 1 thread. "ms:L": a fixed
-# limit of L ms, compared with rcupool's row's p50_ms counter.
+# limit of L ms, compared with rcupool's row's p50_ms counter. "threads:N":
+# rcupool's own row at N threads (per operation as each thread sees it).
 TARGETS = (
     ("read section, inline.h", READ, "Read_RcupoolInline", "bare liburcu",
      "Read_BareUrcu", "all", ("<=", 1.5)),
@@ -75,6 +76,19 @@ TARGETS = (
      "refcount in a .so", "Read_AtomicRefcountShared", "1", None),
     ("pin + unpin", READ, "Pin_Rcupool", "atomic refcount",
      "Read_AtomicRefcount", "2+", None),
+    # Pins scale with the threads that pin (invariant 15): each count of
+    # threads beside a counter nobody shares (the floor) and the refcount
+    # every thread shares; the 2+ rows also give n threads / 1 thread.
+    ("pin + unpin vs a per-thread counter (the floor)", READ, "Pin_Rcupool",
+     "per-thread counter", "Read_PerThreadCounter", "all", None),
+    ("pin + unpin vs the same on 1 thread", READ, "Pin_Rcupool",
+     "1 thread", "threads:1", "2+", ("<=", 1.3)),
+    ("width guard (sized pin, scope, unpin) at the current width vs the "
+     "same on 1 thread", READ, "Guard_Rcupool/current_size", "1 thread",
+     "threads:1", "2+", ("<=", 1.3)),
+    ("a per-thread counter vs the shared refcount", STATIC,
+     "Read_PerThreadCounter", "atomic refcount", "Read_AtomicRefcount",
+     "all", None),
     ("width guard (sized pin, scope, unpin), {v}", SHARED, "Guard_Rcupool/*",
      "atomic refcount", "Read_AtomicRefcount", "1", ("<=", 4)),
     ("width guard (sized pin, scope, unpin), {v}", STATIC, "Guard_Rcupool/*",

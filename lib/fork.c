@@ -259,6 +259,7 @@ static void rcupl_fork_child_default(rcupool_t *m) {
   /* No reader of the parent's threads exists here (FORK-6: not even this
    * thread's): the manager's reference of the old pool can go at once. */
   old->managed = false;
+  rcupl_pool_gather_locked(old); /* POOL-8: no section exists to see it */
   if (rcupl_pool_put(old))
     rcupl_reclaim_free_later_quiet(old, "fork child: replaced by the spare");
 }
@@ -279,6 +280,9 @@ static void rcupl_fork_child_orphans(rcupool_t *m) {
     unsigned queued = rcupl_reclaim_fork_child_retires_queued(p);
     while (p->retires_pending > queued) {
       p->retires_pending--;
+      /* POOL-8, as that callback would have (no section exists here). */
+      if (p->retires_pending == 0 && p != m->current)
+        rcupl_pool_gather_locked(p);
       rcupl_pool_put(p);
     }
     p->fork_orphan = true;

@@ -74,6 +74,7 @@ uint64_t rcupl_manager_publish_locked(rcupool_t *m, struct rcupl_pool *p,
     m->pools_created++;
   }
   if (m->current != NULL) m->resets++;
+  rcupl_pool_shard_locked(p); /* POOL-8: before any section can see it */
   uint64_t gen = m->generation + 1;
   __atomic_store_n(&p->generation, gen, __ATOMIC_RELAXED);
   __atomic_store_n(&m->current, p, __ATOMIC_RELEASE);
@@ -274,10 +275,12 @@ static int rcupl_manager_destroy(rcupool_t *m) {
    * references can go, cur's and every warm pool's (WARM-2). With no pins
    * each is the last one unless a retire is pending (or a dispatch of a
    * caller that broke the rule above still holds the pool). */
-  (void)cur;
   rcupl_grace_synchronize();
   struct rcupl_work *last = NULL;
   rcupl_mutex_lock(&m->lock);
+  /* No section sees cur now: its pins are one count again (POOL-8). A
+   * retired pool still sharded is gathered by its retire callback. */
+  rcupl_pool_gather_locked(cur);
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
     if (!p->managed) continue;

@@ -6,15 +6,21 @@
  *   PIN-1. A pin is taken inside a read-side section on the pool that section
  *       saw as current. That pool holds a current or retire reference for as
  *       long as the section lasts (its retire callback waits for the section),
- *       so the increment never starts from zero.
- *   PIN-2. An unpin's last access to shared memory is its decrement of the
- *       pool's refs, or, if that was the last reference, the hand-over of the
- *       pool it now owns to the reclaim thread. It never touches the manager,
- *       so rcupool_destroy() can trust a pin count of zero, and it never frees
- *       on the calling thread (a task may unpin its own pool). Just before
- *       the decrement it stamps the pool's last use (pool->last_use, on the
- *       line of refs that it writes anyway): a warm pool's linger starts
- *       there (lib/warm.c, WARM-3).
+ *       so the count never starts from zero; and it is sharded until a grace
+ *       period after it stopped being current (POOL-8), so the pin is one
+ *       increment of its CPU's shard, a line no thread on another CPU
+ *       writes (invariant 15).
+ *   PIN-2. An unpin's last access to shared memory is its decrement of its
+ *       CPU's shard of the pool's pin count; if that shard was gathered
+ *       (the value the decrement returns says so, pool.h), its put of the
+ *       pool's refs, and, if that was the last reference, the hand-over of
+ *       the pool it now owns to the reclaim thread. It never touches the
+ *       manager (there is no manager-wide pin count: destroy sums the
+ *       pools'), so rcupool_destroy() can trust a pin count of zero, and
+ *       it never frees on the calling thread (a task may unpin its own
+ *       pool). Just before the decrement it stamps its last use on the
+ *       shard's line, which it writes anyway: a warm pool's linger starts
+ *       at the latest stamp (lib/warm.c, WARM-3).
  *   PIN-3. An empty pin has pool_ == NULL; rcupool_unpin() empties the pin it
  *       releases, so a second unpin is detected, logged and ignored.
  *
@@ -308,9 +314,9 @@ void rcupool_unpin(rcupool_pin_t *pin) {
   pin->threads_ = 0;
   pin->generation_ = 0;
   /* The linger of a warm pool starts here (WARM-3): a store on the line
-   * the put writes anyway, before it (PIN-2). */
-  rcupl_pool_stamp_use(p);
-  if (rcupl_pool_put(p)) rcupl_reclaim_free_later(p, "last pin released");
+   * of the shard the put writes anyway, before it (PIN-2). */
+  if (rcupl_pool_unpin_here(p))
+    rcupl_reclaim_free_later(p, "last pin released");
 }
 
 pthreadpool_t rcupool_pin_pthreadpool(const rcupool_pin_t *pin) {

@@ -36,6 +36,19 @@
  *       A view's destroy runs its tasks still queued itself first, so it
  *       waits only for the set's threads already in it, never for one to
  *       come free (EXECUTOR-3). Without that API pools own their threads.
+ *   POOL-8. The pin count is sharded exactly while the pool may be seen
+ *       current by a section (pool.h): from its publish
+ *       (rcupl_pool_shard_locked, before the release store of current)
+ *       until a grace period after it stopped being current
+ *       (rcupl_pool_gather_locked). Nothing but a gather reads a shard's
+ *       value for the count (stats read it as a snapshot), and nothing
+ *       but a re-shard drops it, so each pin and unpin is counted once:
+ *       in a live shard, which the gather sums, or in refs (a sized
+ *       pin's tryget, an unpin that finds its shard gathered; a pin in a
+ *       section never finds it so, PIN-1). While sharded, refs
+ *       holds RCUPL_SHARDED_BIAS and cannot reach zero; after the gather
+ *       refs is the whole count, and the one-freer rule (POOL-2) is as
+ *       before.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,9 +81,14 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
     if (perr != 0) return perr;
   }
   if (rcupl_fault(RCUPL_FAULT_ALLOC)) return -ENOMEM;
-  struct rcupl_pool *p = aligned_alloc(RCUPL_CACHELINE, sizeof(*p));
+  const size_t size = sizeof(struct rcupl_pool) +
+                      RCUPL_PIN_SHARDS * sizeof(struct rcupl_pin_shard);
+  struct rcupl_pool *p = aligned_alloc(RCUPL_CACHELINE, size);
   if (p == NULL) return -ENOMEM;
-  memset(p, 0, sizeof(*p));
+  memset(p, 0, size);
+  /* POOL-8: gathered until it is published. */
+  for (size_t i = 0; i < RCUPL_PIN_SHARDS; i++)
+    p->shards[i].count = RCUPL_SHARD_GATHERED;
 
   pthreadpool_t tp = NULL;
   size_t view_bind_failures = 0;
@@ -119,6 +137,52 @@ int rcupl_pool_create(rcupool_t *m, size_t threads,
   }
   *out = p;
   return 0;
+}
+
+void rcupl_pool_shard_locked(struct rcupl_pool *p) {
+  if (p->sharded) return;
+  /* The bias first: refs stays above zero whatever lands in it. */
+  __atomic_fetch_add(&p->refs, RCUPL_SHARDED_BIAS, __ATOMIC_RELAXED);
+  /* A gathered shard's value is dropped (POOL-8); a put racing this store
+   * either found it gathered and went to refs, or finds it live. The
+   * publish (release) that follows orders the stores before any pin. */
+  for (size_t i = 0; i < RCUPL_PIN_SHARDS; i++)
+    __atomic_store_n(&p->shards[i].count, 0, __ATOMIC_RELAXED);
+  p->sharded = true;
+}
+
+void rcupl_pool_gather_locked(struct rcupl_pool *p) {
+  if (!p->sharded) return;
+  intptr_t sum = 0;
+  /* Acquire: every live shard's unpins happen before what follows (a free
+   * included); the exchange also marks the shard gathered, so a later
+   * unpin there puts refs instead (POOL-8). */
+  for (size_t i = 0; i < RCUPL_PIN_SHARDS; i++)
+    sum += __atomic_exchange_n(&p->shards[i].count, RCUPL_SHARD_GATHERED,
+                               __ATOMIC_ACQ_REL) /
+           RCUPL_SHARD_ONE;
+  /* One add: the shards' pins replace the bias. The caller still holds a
+   * reference of its own (a retire's, the manager's), so refs stays above
+   * zero here; its own put comes after. */
+  __atomic_fetch_add(&p->refs, (size_t)(sum - (intptr_t)RCUPL_SHARDED_BIAS),
+                     __ATOMIC_ACQ_REL);
+  p->sharded = false;
+}
+
+/* A stamp's bound: a precise one is the use, a coarse one lags it. */
+static uint64_t rcupl_stamp_until(uint64_t stamp, uint64_t lag) {
+  return (stamp & RCUPL_STAMP_PRECISE) != 0 ? stamp : stamp + lag;
+}
+
+uint64_t rcupl_pool_used_until(const struct rcupl_pool *p, uint64_t lag) {
+  uint64_t last =
+      rcupl_stamp_until(__atomic_load_n(&p->last_use, __ATOMIC_RELAXED), lag);
+  for (size_t i = 0; i < RCUPL_PIN_SHARDS; i++) {
+    uint64_t s = rcupl_stamp_until(
+        __atomic_load_n(&p->shards[i].last_use, __ATOMIC_RELAXED), lag);
+    if (s > last) last = s;
+  }
+  return last;
 }
 
 void rcupl_pool_get_dispatch(struct rcupl_pool *p) {

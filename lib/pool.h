@@ -37,6 +37,34 @@
  *   the pool to the reclaim thread (lib/reclaim.c). No other party may
  *   touch the pool after its own decrement. Pools are freed on the reclaim
  *   thread only (README guarantee 5).
+ *
+ * Pins of a current pool: per-CPU shards (invariant 15, Linux's percpu_ref)
+ *
+ *   While a pool is published (pool->sharded, under manager->lock), a pin
+ *   taken in a section on the current pool adds to the shard of the CPU it
+ *   runs on (pool->shards[cpu % RCUPL_PIN_SHARDS], a cache line each), and
+ *   every unpin subtracts from its own CPU's shard: a pin and its unpin
+ *   write no line another thread writes, unless they share the CPU. A pin
+ *   may be unpinned on another CPU, so a shard may go negative: only the
+ *   sum counts. refs then carries RCUPL_SHARDED_BIAS, so nothing that
+ *   lands in refs meanwhile (a sized pin's rcupl_pool_tryget, a retire, a
+ *   dispatch, an unpin of a gathered shard) can take it to zero.
+ *
+ *   A shard holds its count times two; its low bit says "gathered". When
+ *   the pool's last retire callback has run and the pool is not current
+ *   again (a grace period after it stopped being current: no section can
+ *   still pin it through a shard), rcupl_pool_gather_locked() exchanges
+ *   every shard for a bare gathered bit and adds the sum, less the bias,
+ *   to refs in one step: from then on refs is the one count, as above.
+ *   An unpin learns the mode from its own decrement (the bit in the value
+ *   fetch_sub returns), never from a second load: a decrement that found
+ *   its shard live is in the sum of the exchange that follows it; one
+ *   that found it gathered is not, and that unpin puts refs instead (its
+ *   reference is still in refs, so the pool is alive for that put).
+ *   A reuse re-shards the pool at its publish (rcupl_pool_shard_locked):
+ *   whatever a gathered shard holds then is dropped, since every
+ *   operation on a gathered shard also went to refs. Destroy gathers the
+ *   current pool after the grace period that follows its unpublish.
  */
 #ifndef RCUPOOL_LIB_POOL_H
 #define RCUPOOL_LIB_POOL_H
@@ -46,6 +74,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "cpu_now.h"
 #include "die.h"
 #include "placement.h"
 #include "rcupool/rcupool.h"
@@ -101,24 +130,73 @@ struct rcupl_pool {
   struct rcupl_work free_work;
   const char *free_why;
 
-  /* Atomic; on its own cache line: the only fields pins write. */
+  /* The pin count is sharded (top of this file): under manager->lock. */
+  bool sharded;
+
+  /* Atomic; on its own cache line: what sized pins, retires, dispatches
+   * and the pins of a pool that is not sharded write. */
   _Alignas(RCUPL_CACHELINE) size_t refs;
-  /* Atomic: the pool's last use, CLOCK_MONOTONIC_COARSE ns (clock.h: at
-   * most rcupl_coarse_lag_ns() before the use; rcupl_pool_stamp_use), from
-   * which its linger is measured (warm.c, WARM-3). Stored, relaxed,
-   * by an unpin and by a dispatch just before they drop their reference
-   * (whose release orders it), and by a retire callback under
-   * manager->lock; read by the warm pass after an acquire load of refs. */
+  /* Atomic: the pool's last use, a stamp (below: coarse, or precise with
+   * the low bit set), from which its linger is measured (warm.c, WARM-3).
+   * Stored, relaxed, by an unpin of a pool off current and by a dispatch
+   * just before they drop their reference (whose release orders it), and
+   * by a retire callback under manager->lock; read by the warm pass after
+   * an acquire load of refs. */
   uint64_t last_use;
+
+  /* The pins of a sharded pool, one cache line a CPU (top of this file). */
+  struct rcupl_pin_shard {
+    /* Atomic: the shard's pins times 2 (negative when more were unpinned
+     * here than pinned); the low bit: gathered (RCUPL_SHARD_GATHERED). */
+    _Alignas(RCUPL_CACHELINE) intptr_t count;
+    /* Atomic: as last_use above, stamped by an unpin on this CPU. */
+    uint64_t last_use;
+  } shards[];
 };
+
+/* Shards per pool: CPUs whose numbers are equal modulo this share one. */
+#define RCUPL_PIN_SHARDS 64
+#define RCUPL_SHARD_ONE ((intptr_t)2)
+#define RCUPL_SHARD_GATHERED ((intptr_t)1)
+/* In refs, in the counted half, while sharded: more than pins can be. */
+#define RCUPL_SHARDED_BIAS ((size_t)1 << 30)
+_Static_assert(sizeof(struct rcupl_pin_shard) == RCUPL_CACHELINE,
+               "a shard is one cache line");
+_Static_assert((RCUPL_PIN_SHARDS & (RCUPL_PIN_SHARDS - 1)) == 0,
+               "a power of two");
+
+static inline struct rcupl_pin_shard *rcupl_pool_shard_here(
+    struct rcupl_pool *p) {
+  return &p->shards[rcupl_cpu_now() & (RCUPL_PIN_SHARDS - 1)];
+}
+
+/* A last-use stamp (WARM-3) is CLOCK_MONOTONIC in ns with its low bit
+ * saying which clock read it: clear, the coarse one (the use it records
+ * may be up to rcupl_coarse_lag_ns() later); set, the precise one (the
+ * use was then). */
+#define RCUPL_STAMP_PRECISE UINT64_C(1)
+
+static inline uint64_t rcupl_stamp_coarse(void) {
+  return rcupl_coarse_now_ns() & ~RCUPL_STAMP_PRECISE;
+}
 
 /* Records now as p's last use (WARM-3), on the coarse clock: the stamp is
  * on the unpin's fast path, where a precise read would cost twice the
  * refcount (clock.h). Called just before a reference that may be the last
  * use is dropped: an unpin's (PIN-2: on the pool's own line, never the
- * manager), a dispatch's, a retire callback's. */
+ * manager), a dispatch's. */
 static inline void rcupl_pool_stamp_use(struct rcupl_pool *p) {
-  __atomic_store_n(&p->last_use, rcupl_coarse_now_ns(), __ATOMIC_RELAXED);
+  __atomic_store_n(&p->last_use, rcupl_stamp_coarse(), __ATOMIC_RELAXED);
+}
+
+/* The same on the precise clock, where its cost is paid once per linger:
+ * a retire callback (the unpin that is about to drop the last pin of a
+ * pool off current stamps its shard so, rcupl_pool_unpin_here). A warm
+ * pool's linger then ends warm_ms after the use, not warm_ms plus the
+ * coarse lag. */
+static inline void rcupl_pool_stamp_use_precise(struct rcupl_pool *p) {
+  __atomic_store_n(&p->last_use, rcupl_now_ns() | RCUPL_STAMP_PRECISE,
+                   __ATOMIC_RELAXED);
 }
 
 /* Creates a pool of `threads` threads placed by `pl` (normalised; its
@@ -151,6 +229,17 @@ static inline bool rcupl_pool_tryget_sized(struct rcupl_pool *p, size_t threads,
          !p->fork_orphan && rcupl_pool_tryget(p);
 }
 
+/* A pin of the current pool inside the section that read it (PIN-1):
+ * one increment of this CPU's shard. A gathered shard there is fatal: a
+ * pool is gathered only once no section can see it current. */
+static inline void rcupl_pool_pin_here(struct rcupl_pool *p) {
+  intptr_t before = __atomic_fetch_add(&rcupl_pool_shard_here(p)->count,
+                                       RCUPL_SHARD_ONE, __ATOMIC_RELAXED);
+  if (__builtin_expect((before & RCUPL_SHARD_GATHERED) != 0, 0))
+    rcupl_die("pin: pool %p reached from a section with its count gathered",
+              (void *)p);
+}
+
 /* Drops one reference; true if it was the last. Inline: unpin's path. */
 static inline bool rcupl_pool_put(struct rcupl_pool *p) {
   /* acq_rel: every holder's use of the pool happens before the free. */
@@ -159,6 +248,45 @@ static inline bool rcupl_pool_put(struct rcupl_pool *p) {
     rcupl_die("reference count underflow on pool %p", (void *)p);
   return old == 1;
 }
+
+/* An unpin's put (PIN-2): stamps the last use on this CPU's shard
+ * (WARM-3), then subtracts its pin there; true if the shard was gathered
+ * and the put on refs that follows was the last reference (the caller
+ * then hands the pool to the reclaim thread). A decrement of a live shard
+ * is the unpin's last access to the pool. */
+static inline bool rcupl_pool_unpin_here(struct rcupl_pool *p) {
+  struct rcupl_pin_shard *s = rcupl_pool_shard_here(p);
+  __atomic_store_n(&s->last_use, rcupl_stamp_coarse(), __ATOMIC_RELAXED);
+  /* Release: the holder's use of the pool happens before a free that the
+   * gather's exchange (acquire) leads to. */
+  intptr_t before =
+      __atomic_fetch_sub(&s->count, RCUPL_SHARD_ONE, __ATOMIC_RELEASE);
+  if (__builtin_expect((before & RCUPL_SHARD_GATHERED) == 0, 1)) return false;
+  /* A pool off current, whose refs is the whole count: at 2 (this pin and
+   * the manager's) the put below turns it warm, and its linger starts now.
+   * The shard's coarse stamp above is replaced by a precise one, before
+   * the put (which orders it for the warm pass): left beside it, the
+   * coarse one's bound, up to the lag later, would count (WARM-3). A put
+   * that turns out not to be the last (a pin taken meanwhile) stamped
+   * early, which the later last unpin's stamp overrides. */
+  if (__atomic_load_n(&p->refs, __ATOMIC_RELAXED) <= 2)
+    __atomic_store_n(&s->last_use, rcupl_now_ns() | RCUPL_STAMP_PRECISE,
+                     __ATOMIC_RELAXED);
+  return rcupl_pool_put(p);
+}
+
+/* Turns p's pin count sharded (at a publish, MANAGER-5) or gathers it into
+ * refs (its last retire callback with p not current, RECLAIM-2; destroy
+ * after its grace period; a fork child). Both under manager->lock; each
+ * does nothing if p is already so. */
+void rcupl_pool_shard_locked(struct rcupl_pool *p);
+void rcupl_pool_gather_locked(struct rcupl_pool *p);
+
+/* The latest time p's last use can have been (WARM-3): over its own stamp
+ * and its shards', the latest of a precise stamp and a coarse stamp plus
+ * `lag` (rcupl_coarse_lag_ns()). Read after an acquire load of refs that
+ * saw the last put. */
+uint64_t rcupl_pool_used_until(const struct rcupl_pool *p, uint64_t lag);
 
 /* One dispatch reference (see the top of this file). Taken only where the
  * pool cannot be at zero (inside a read-side section on the current pool,
@@ -188,18 +316,28 @@ static inline size_t rcupl_pool_refs(const struct rcupl_pool *p) {
   return __atomic_load_n(&p->refs, __ATOMIC_ACQUIRE);
 }
 
-/* refs without the dispatch references: pins + current + retires. */
+/* refs without the dispatch references: pins + current + retires (and
+ * the bias while sharded). */
 static inline size_t rcupl_pool_counted_refs(const struct rcupl_pool *p) {
   return rcupl_pool_refs(p) & (RCUPL_DISPATCH_REF - 1);
 }
 
 /* The pins held on p (MANAGER-3): refs - 1 if managed - retires_pending,
- * without the dispatch references; 0 for a dying pool (refs 0). Call with
- * p->manager->lock held, where "managed" and retires_pending cannot move. */
+ * without the dispatch references, plus the shards' sum less the bias
+ * while sharded; 0 for a dying pool (refs 0). Call with p->manager->lock
+ * held, where "managed", retires_pending and sharded cannot move. The
+ * shards are read one by one: a pin held across the call is counted, a
+ * pin and its unpin made during it may or may not be. */
 static inline size_t rcupl_pool_pins_locked(const struct rcupl_pool *p) {
-  size_t base = p->retires_pending + (p->managed ? 1 : 0);
-  size_t refs = rcupl_pool_counted_refs(p);
-  return refs > base ? refs - base : 0;
+  intptr_t count = (intptr_t)rcupl_pool_counted_refs(p);
+  if (p->sharded) {
+    count -= (intptr_t)RCUPL_SHARDED_BIAS;
+    for (size_t i = 0; i < RCUPL_PIN_SHARDS; i++)
+      count += __atomic_load_n(&p->shards[i].count, __ATOMIC_RELAXED) /
+               RCUPL_SHARD_ONE;
+  }
+  intptr_t base = (intptr_t)p->retires_pending + (p->managed ? 1 : 0);
+  return count > base ? (size_t)(count - base) : 0;
 }
 
 /* The layout rcupool/inline.h reads (see there). */

@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "die.h"
 #include "manager_state.h"
 #include "pool.h"
 #include "rcupool/rcupool.h"
@@ -26,26 +25,23 @@ void rcupl_read_lock(void);
 void rcupl_read_unlock(void);
 
 /* Inside one read-side section, inlined into the caller: the current pool
- * of m with a reference taken for a pin (pin.c, PIN-1) and its generation
- * in *gen; when threads is not 0 and the current pool has another size,
- * NULL and nothing taken. A count of 0 before the reference is fatal: a
- * pool reached from a section holds its current or retire reference. */
+ * of m with a pin counted on this CPU's shard (pin.c, PIN-1; pool.h) and
+ * its generation in *gen; when threads is not 0 and the current pool has
+ * another size, NULL and nothing taken. A gathered shard is fatal: a pool
+ * reached from a section as current is sharded (POOL-8). */
 static inline struct rcupl_pool *rcupl_read_get_current(rcupool_t *m,
                                                         size_t threads,
                                                         uint64_t *gen) {
-  size_t refs_before = 1;
   rcupl_rcu_read_lock();
   struct rcupl_pool *p = __atomic_load_n(&m->current, __ATOMIC_ACQUIRE);
   if (threads != 0 && p->threads != threads) {
     p = NULL;
   } else {
-    refs_before = __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
+    rcupl_pool_pin_here(p);
     *gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
   }
   RCUPL_TSAN_GP_RELEASE();
   rcupl_rcu_read_unlock();
-  if (__builtin_expect(refs_before == 0, 0))
-    rcupl_die("pin: pool %p reached from a section at refs 0", (void *)p);
   return p;
 }
 

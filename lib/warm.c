@@ -23,18 +23,26 @@
  *       reclaim thread (unlink, stop, free a grace period later, RECLAIM-7)
  *       after it has dropped every manager lock.
  *   WARM-3. A warm pool goes once unused for its manager's warm_ns,
- *       measured from its last use: pool->last_use, stamped by the unpin
- *       that dropped its last pin (on the pool's own line, before the put:
- *       PIN-2), by the end of a dispatch on it, by the retire callback
- *       after which it turns warm, and at its creation. The stamp is read
- *       from the coarse clock (hot path, clock.h), the pass's now from the
- *       precise one; both are one timeline, and a stamp s of a use at time
- *       u has u - lag < s <= u (lag = rcupl_coarse_lag_ns(), two ticks). A
- *       pass releases a warm pool when now - s >= warm_ns + lag, and
- *       otherwise makes the next pass due at s + warm_ns + lag. Never
- *       early: now - u > now - s - lag >= warm_ns. Never late by more than
- *       lag (8 ms at 250 Hz, 20 ms at 100 Hz) plus the reclaim thread's
- *       wake-up (measured: 0.3-1.7 ms): the stated tolerance is 100 ms
+ *       measured from its last use. Each use that may be the last stamps
+ *       it (pool.h) before dropping its reference: an unpin on its CPU's
+ *       shard line, which it writes anyway (PIN-2), the end of a dispatch
+ *       on pool->last_use, the creation and the retire callback after
+ *       which it turns warm there too. A stamp's low bit says its clock.
+ *       Hot paths read the coarse clock (clock.h): a stamp s of a use at
+ *       u then has u - lag < s <= u (lag = rcupl_coarse_lag_ns(), two
+ *       ticks). Where the cost is paid once per linger, the precise one:
+ *       the retire callback, and an unpin that finds the pool off current
+ *       with refs at 2 (this pin and the manager's), so the put that
+ *       follows turns it warm; then s = u. A pass, on the precise clock,
+ *       takes until = the latest over the stamps of s (precise) or s + lag
+ *       (coarse), releases a warm pool when now - until >= warm_ns, and
+ *       otherwise makes the next pass due at until + warm_ns. Never early:
+ *       every use u <= until. Late by the reclaim thread's wake-up
+ *       (measured: 0.3-1.7 ms) where the last use's stamp is precise (the
+ *       common case: a pool retired, then unpinned by its last user), and
+ *       by up to lag more (8 ms at 250 Hz, 20 ms at 100 Hz) where it is
+ *       coarse (a dispatch's end, or an unpin that saw another pin still
+ *       held); the stated tolerance is 100 ms
  *       (tests/warm_lifetime_test.cc). Only a tick more than one
  *       resolution late could end a linger early, by that excess.
  *       A pin and its unpin both made between a pass's look at the pool
@@ -171,7 +179,7 @@ size_t rcupl_warm_limit_locked(rcupool_t *m, struct rcupl_work **chain) {
     uint64_t oldest_use = 0;
     rcupl_for_each_pool(p, m) {
       if (!rcupl_warm_is_warm_locked(m, p)) continue;
-      uint64_t use = __atomic_load_n(&p->last_use, __ATOMIC_RELAXED);
+      uint64_t use = rcupl_pool_used_until(p, rcupl_coarse_lag_ns());
       if (oldest == NULL || use < oldest_use) {
         oldest = p;
         oldest_use = use;
@@ -200,23 +208,23 @@ void rcupl_warm_limit_now(rcupool_t *m) {
 /* WARM-3 and WARM-5 over m's pools. Called with m->lock held. */
 static void rcupl_warm_pass_locked(rcupool_t *m, struct rcupl_warm_pass *w) {
   if (m->current == NULL) return; /* destroy owns every pool now */
-  /* The linger on the stamps' coarse clock: warm_ns plus the lag of a
-   * coarse stamp behind the use it records (WARM-3). */
-  const uint64_t warm_ns =
-      __atomic_load_n(&m->warm_ns, __ATOMIC_RELAXED) + w->lag;
+  /* Measured from the latest time the last use can have been: a precise
+   * stamp, or a coarse one plus its lag (WARM-3). */
+  const uint64_t warm_ns = __atomic_load_n(&m->warm_ns, __ATOMIC_RELAXED);
   struct rcupl_pool *p;
   rcupl_for_each_pool(p, m) {
     if (p == m->current || !p->managed) continue;
     if (!rcupl_warm_is_warm_locked(m, p)) {
       /* In use (pinned, retiring, dispatched). Its linger will start at
        * its last use, which nobody reports (PIN-2): looked at again one
-       * linger from now, the earliest it can end (WARM-4). */
+       * linger from now, the earliest it can end (WARM-4); that look
+       * finds the last use's stamp and waits for the rest. */
       rcupl_warm_due(w, w->now + warm_ns);
       continue;
     }
     /* After the acquire load of refs (is_warm): the stamp of the unpin
      * that left it warm is seen. A stamp after `now` is not expired. */
-    const uint64_t since = __atomic_load_n(&p->last_use, __ATOMIC_RELAXED);
+    const uint64_t since = rcupl_pool_used_until(p, w->lag);
     if (w->all || p->fork_orphan ||
         (w->now >= since && w->now - since >= warm_ns)) {
       rcupl_warm_let_go_locked(w, p,

@@ -98,7 +98,7 @@ start=$SECONDS
 run read_bench "$reps" --benchmark_min_time=0.2
 # The rows the targets need, with rcupool loaded from librcupool.so.0.
 run read_bench_shared "$reps" --benchmark_min_time=0.2 \
-  --benchmark_filter='Rcupool|BareUrcu|MutexGetter|AtomicRefcount|TwoEmptyCalls'
+  --benchmark_filter='Rcupool|BareUrcu|MutexGetter|AtomicRefcount|TwoEmptyCalls|PerThreadCounter'
 run dispatch_bench "$reps" --benchmark_min_time=0.2
 run xnn_bench "$reps" --benchmark_min_time=0.2
 run reset_bench "$reps"

@@ -239,7 +239,26 @@
 /* ---- pools: struct rcupl_pool ------------------------------------------- */
 byte pstate[NP];   /* memory: UNUSED, ALIVE, FREED */
 byte psize[NP];    /* threads (immutable) */
+#ifdef SHARDED
+#if defined(SIZED) || defined(DISPATCH) || defined(LIMIT)
+#error "SHARDED is checked alone"
+#endif
+/* The sharded pin count (lib/pool.h, POOL-8): NSH shards a pool, each a
+ * count and a gathered bit; refs holds BIAS while the pool is sharded, and
+ * may then drop below its own references (an unpin of a gathered shard
+ * puts refs while the shard holding its pin is not gathered yet): short. */
+#define NSH 2
+#define BIAS 32
+#define SH(p, k) ((p) * NSH + (k))
+#define REFS_T short
+short refs[NP];    /* refs */
+bool sharded[NP];  /* pool->sharded */
+short shcount[NP * NSH]; /* a shard's count (its pins, not times two) */
+bool shlive[NP * NSH];   /* its gathered bit, inverted: false = gathered */
+#else
+#define REFS_T byte
 byte refs[NP];     /* refs */
+#endif
 byte pending[NP];  /* retires_pending */
 bool inlist[NP];   /* on m->pools */
 bool managed[NP];  /* managed: the manager holds a reference */
@@ -542,6 +561,43 @@ inline warm_limit(chain, j, join) {
 #define JOIN_LIMIT
 #endif
 
+#ifdef SHARDED
+/* rcupl_pool_shard_locked, at a publish (under m->lock): the bias, then
+ * every shard live at 0 (what a gathered shard held is dropped). */
+#define RESHARD(p)                                                            \
+  if                                                                          \
+  :: !sharded[p] -> refs[p] = refs[p] + BIAS;                                \
+     shcount[SH(p, 0)] = 0; shlive[SH(p, 0)] = true;                          \
+     shcount[SH(p, 1)] = 0; shlive[SH(p, 1)] = true;                          \
+     sharded[p] = true                                                        \
+  :: else                                                                     \
+  fi
+/* rcupl_pool_gather_locked (under m->lock): each shard exchanged for a
+ * gathered one, the sum less the bias added to refs. */
+#define GATHER(p)                                                             \
+  if                                                                          \
+  :: sharded[p] ->                                                            \
+     refs[p] = refs[p] + shcount[SH(p, 0)] + shcount[SH(p, 1)] - BIAS;       \
+     shcount[SH(p, 0)] = 0; shlive[SH(p, 0)] = false;                         \
+     shcount[SH(p, 1)] = 0; shlive[SH(p, 1)] = false;                         \
+     sharded[p] = false                                                       \
+  :: else                                                                     \
+  fi
+#define SHARD_PINS(p)                                                         \
+  ((sharded[p] -> shcount[SH(p, 0)] + shcount[SH(p, 1)] - BIAS : 0))
+#ifdef BROKEN_GATHER_NO_GP
+/* the old pool gathered at its retire, without the grace period */
+#define GATHER_NO_GP(p) GATHER(p)
+#else
+#define GATHER_NO_GP(p) skip
+#endif
+#else
+#define GATHER_NO_GP(p) skip
+#define RESHARD(p) skip
+#define GATHER(p) skip
+#define SHARD_PINS(p) 0
+#endif
+
 /* ---- readers: rcupool_read_lock/current/pin/read_unlock ----------------
  * A section is two steps: enter and load m->current, then use the pool,
  * maybe pin it, and leave. A pool once freed stays freed here, so a use
@@ -552,6 +608,9 @@ inline warm_limit(chain, j, join) {
 proctype reader(byte r; byte nsec) {
   byte s;
   byte p = NONE;
+#ifdef SHARDED
+  byte sh;
+#endif
   do
   :: s < nsec ->
      d_step {                                     /* rcupool_read_lock */
@@ -565,7 +624,18 @@ proctype reader(byte r; byte nsec) {
        if
        :: USE(p);                                 /* rcupool_pin */
           assert(refs[p] > 0);                    /* never from zero (PIN-1) */
-          refs[p]++; pins[p]++; pinslot[r * NS + s] = p
+#ifdef SHARDED
+          /* one increment of this CPU's shard, never a gathered one */
+          if
+          :: sh = 0
+          :: sh = 1
+          fi;
+          assert(shlive[SH(p, sh)]);
+          shcount[SH(p, sh)]++; sh = 0;
+#else
+          refs[p]++;
+#endif
+          pins[p]++; pinslot[r * NS + s] = p
 #ifdef DISPATCH
        :: USE(p);            /* rcupool_parallelize_1d: a dispatch reference */
           assert(refs[p] > 0);                    /* PARALLEL-2 */
@@ -592,7 +662,13 @@ proctype reader(byte r; byte nsec) {
 proctype unpinner() {
   byte i;
   byte p;
+#ifdef SHARDED
+  short old;
+  byte sh;
+  bool gathered;
+#else
   byte old;
+#endif
   bool last;
 #ifdef DISPATCH
   bool disp;
@@ -625,6 +701,39 @@ proctype unpinner() {
        pins[p]--;
 #endif
        STAMP_USE(p);                              /* WARM-3, before the put */
+#ifdef SHARDED
+       if                                         /* this CPU's shard */
+       :: sh = 0
+       :: sh = 1
+       fi;
+#ifdef BROKEN_UNPIN_MODE_FIRST
+       /* reads p->sharded, then decrements the shard (next step) */
+       gathered = !sharded[p]
+     }
+     atomic {
+       if
+       :: !gathered -> USE(p);
+          shcount[SH(p, sh)]--               /* lost if gathered meanwhile */
+       :: else
+       fi;
+#else
+       /* the decrement's returned value says whether it was gathered */
+       gathered = !shlive[SH(p, sh)];
+       shcount[SH(p, sh)]--;
+     }
+     atomic {
+#endif
+       sh = 0;
+       if
+       :: gathered -> USE(p);                     /* then refs is the count */
+          old = refs[p];
+          assert(old > 0);
+          refs[p]--;
+          last = (old == 1)
+       :: else -> last = false
+       fi;
+       gathered = false;
+#else
        old = refs[p];
        assert(old > 0);                           /* no underflow */
        refs[p]--;                                 /* rcupl_pool_put */
@@ -644,6 +753,7 @@ proctype unpinner() {
        last = (pins[p] == 0);
 #else
        last = (old == 1);
+#endif
 #endif
        if
        :: last -> handover++
@@ -738,7 +848,9 @@ proctype resetter() {
           fi;
 #endif
           reuses++; was_cur[next] = true;
+          RESHARD(next);             /* POOL-8, before the publish */
           cur = next;
+          GATHER_NO_GP(old);
           USE(old);
           refs[old]++; pending[old]++ /* old stays managed: + a retire ref */
           JOIN_LIMIT
@@ -760,7 +872,9 @@ proctype resetter() {
           refs[next] = 1; managed[next] = true;  /* the manager's reference */
           STAMP_USE(next);
           inlist[next] = true; was_cur[next] = true;
+          RESHARD(next);             /* POOL-8, before the publish */
           cur = next;                /* publish (release) */
+          GATHER_NO_GP(old);
           USE(old);
           refs[old]++; pending[old]++ /* old stays managed: + a retire ref */
           JOIN_LIMIT
@@ -954,7 +1068,7 @@ proctype sized_pinner() {
 proctype reclaim() {
   byte i;
   byte p;
-  byte old;
+  REFS_T old;
   bool last;
   bool kept;
 end_idle:
@@ -983,8 +1097,12 @@ end_idle:
           M_ALIVE;
           /* rcupl_pool_pins_locked, with this callback's reference pending */
           old = pending[p] + (managed[p] -> 1 : 0);
-          kept = (refs[p] > old);
+          kept = (refs[p] + SHARD_PINS(p) > old);
           pending[p]--;
+          if                         /* POOL-8: its last retire, not current */
+          :: pending[p] == 0 && p != cur -> GATHER(p)
+          :: else
+          fi;
           STAMP_USE(p);              /* WARM-3: turns warm unless pinned */
           old = refs[p];
           assert(old > 0);
@@ -1120,9 +1238,14 @@ inline drain(snap, i, dying) {
 proctype destroyer() {
   short snap;
   byte i;
+#ifdef SHARDED
+  short c;
+  short pinsum;
+#else
   byte c;
   byte pinsum;
-  byte old;
+#endif
+  REFS_T old;
   byte chain;
   bool flag;
 
@@ -1170,7 +1293,8 @@ try_destroy:
       :: inlist[i] -> USE(i);
          c = pending[i] + (managed[i] -> 1 : 0);
          if
-         :: refs[i] > c -> pinsum = pinsum + refs[i] - c
+         :: refs[i] + SHARD_PINS(i) > c ->
+            pinsum = pinsum + refs[i] + SHARD_PINS(i) - c
          :: else
          fi
       :: else
@@ -1194,6 +1318,12 @@ try_destroy:
     for (i : 0 .. NP - 1) {
       if
       :: inlist[i] && managed[i] -> USE(i);
+#ifdef SHARDED
+         if                          /* the old current pool (POOL-8) */
+         :: pending[i] == 0 -> GATHER(i)
+         :: else
+         fi;
+#endif
          managed[i] = false;
          old = refs[i];
          assert(old > 0);
@@ -1270,6 +1400,7 @@ init {
   d_step {
     pstate[0] = ALIVE; psize[0] = SIZE_A; refs[0] = 1; inlist[0] = true;
     managed[0] = true; was_cur[0] = true;
+    RESHARD(0);
     cur = 0;
     pinslot[0] = NONE; pinslot[1] = NONE; pinslot[2] = NONE; pinslot[3] = NONE;
     pinslot[4] = NONE; pinslot[5] = NONE
