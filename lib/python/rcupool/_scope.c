@@ -344,8 +344,9 @@ static PyObject *call_in_block(PyObject *module, PyObject *const *args,
   if (nargs != 4 || !PyObject_TypeCheck(args[0], &ScopeType) ||
       !PyTuple_Check(args[2]) ||
       (args[3] != Py_None && !PyDict_Check(args[3]))) {
-    PyErr_SetString(PyExc_TypeError,
-                    "call_in_block(block, fn, args tuple, kwargs dict or None)");
+    PyErr_SetString(
+        PyExc_TypeError,
+        "call_in_block(block, fn, args tuple, kwargs dict or None)");
     return NULL;
   }
   PyObject *entered = scope_enter(args[0], NULL);
@@ -408,8 +409,7 @@ static PyMethodDef module_methods[] = {
     {"set_drain", set_drain, METH_O,
      "Sets the callable run before and after every block's entry and after "
      "its exit (None: none)."},
-    {"call_in_block", (PyCFunction)(void (*)(void))call_in_block,
-     METH_FASTCALL,
+    {"call_in_block", (PyCFunction)(void (*)(void))call_in_block, METH_FASTCALL,
      "`with block: return fn(*args, **kwargs)` in one C call: no interrupt "
      "can leave the block open (`with` can on CPython 3.14)."},
     {"call_locked", (PyCFunction)(void (*)(void))call_locked, METH_FASTCALL,
