@@ -281,8 +281,7 @@ static void rcupl_retire_cb(struct rcupl_work *w) {
   /* Counted while this callback's own reference is still pending. */
   size_t pins = rcupl_pool_pins_locked(p);
   p->retires_pending--;
-  /* Its last retire, and not current again: no section can pin it through
-   * a shard any more, so its pins become one count (POOL-8). */
+  /* Last retire, not current again: its shards become one count (POOL-8). */
   if (p->retires_pending == 0 && p != m->current) rcupl_pool_gather_locked(p);
   /* No reader of the time it was current is left: it turns warm now
    * unless a pin holds it (WARM-3, the linger starts at the last use). */
