@@ -96,6 +96,11 @@ multiarch=$(sed -n 's/^CMAKE_LIBRARY_ARCHITECTURE:[A-Z]*=//p' "$build/CMakeCache
 if [ -n "$multiarch" ] && [ -f /etc/debian_version ]; then
   [ "$libdir" = "lib/$multiarch" ] || fail "destdir: GNUInstallDirs chose $libdir"
 fi
+# Built again, as a packager builds after configuring: another libdir is
+# another install RUNPATH, and the build-tree RUNPATH ($ORIGIN, padded to
+# the install one's length at link time) must leave room for it.
+cmake --build "$build" --parallel 2 > "$tmp/build.log" 2>&1 ||
+  { tail -n 30 "$tmp/build.log" >&2; fail "build (destdir)"; }
 DESTDIR="$stage" cmake --install "$build" > "$tmp/install.log" 2>&1 || fail "DESTDIR install"
 for pc in "$stage/usr/$libdir"/pkgconfig/*.pc; do
   grep -qx 'prefix=/usr' "$pc" || fail "destdir: $pc: $(grep '^prefix=' "$pc")"
