@@ -25,7 +25,9 @@ import textwrap
 
 README = "tests/README.md"
 HEADING = "## Files"
-SKIP_NAMES = {"BUILD", "BUILD.bazel"}
+# MODULE.bazel.lock: what Bazel 7+ writes into a nested module workspace
+# (tests/bzlmod_consumer) when it runs; git ignores it (.gitignore).
+SKIP_NAMES = {"BUILD", "BUILD.bazel", "MODULE.bazel.lock"}
 SKIP_DIRS = {"__pycache__"}
 COLUMN = 28  # where descriptions start (NESTED inside a folder)
 NESTED = 30
