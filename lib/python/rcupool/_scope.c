@@ -331,6 +331,40 @@ static PyObject *depth(PyObject *module, PyObject *unused) {
   return PyLong_FromUnsignedLong(stack.depth);
 }
 
+/* The second step of call_in_block and call_locked: runs undo(arg) with
+ * fn's exception, if any, held, then returns fn's result (stolen) with its
+ * exception restored; if undo raises, its exception replaces fn's, as an
+ * exception of __exit__ does in a `with`. */
+static PyObject *finish(PyObject *result, PyObject *(*undo)(PyObject *),
+                        PyObject *arg) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyObject *r = undo(arg);
+  if (r == NULL) {
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    Py_XDECREF(result);
+    return NULL;
+  }
+  Py_DECREF(r);
+  PyErr_Restore(type, value, tb);
+  return result;
+}
+
+static PyObject *leave_block(PyObject *block) {
+  PyObject *no_exc = PyTuple_Pack(3, Py_None, Py_None, Py_None);
+  if (no_exc == NULL) return NULL;
+  PyObject *r = scope_exit(block, no_exc);
+  Py_DECREF(no_exc);
+  return r;
+}
+
+/* Raises if the lock is not held (fn released it). */
+static PyObject *release_lock(PyObject *lock) {
+  return PyObject_CallMethod(lock, "release", NULL);
+}
+
 /* call_in_block(block, fn, args, kwargs): `with block: return fn(*args,
  * **kwargs)` in one C call (the decorator form of rcupool.threads). The
  * with statement's object is referenced by the decorator, so a block lost
@@ -352,23 +386,9 @@ static PyObject *call_in_block(PyObject *module, PyObject *const *args,
   PyObject *entered = scope_enter(args[0], NULL);
   if (entered == NULL) return NULL;
   Py_DECREF(entered);
-  PyObject *result =
-      PyObject_Call(args[1], args[2], args[3] == Py_None ? NULL : args[3]);
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb);
-  PyObject *no_exc = PyTuple_Pack(3, Py_None, Py_None, Py_None);
-  PyObject *left = no_exc == NULL ? NULL : scope_exit(args[0], no_exc);
-  Py_XDECREF(no_exc);
-  if (left == NULL) {
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
-    Py_XDECREF(result);
-    return NULL;
-  }
-  Py_DECREF(left);
-  PyErr_Restore(type, value, tb);
-  return result;
+  return finish(
+      PyObject_Call(args[1], args[2], args[3] == Py_None ? NULL : args[3]),
+      leave_block, args[0]);
 }
 
 /* call_locked(lock, fn): lock.acquire(), fn(), lock.release() in one C
@@ -388,21 +408,7 @@ static PyObject *call_locked(PyObject *module, PyObject *const *args,
   PyObject *r = PyObject_CallMethod(args[0], "acquire", NULL);
   if (r == NULL) return NULL;
   Py_DECREF(r);
-  PyObject *result = PyObject_CallNoArgs(args[1]);
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb); /* fn's exception, if any, kept */
-  r = PyObject_CallMethod(args[0], "release", NULL);
-  if (r == NULL) {
-    /* The lock refused (not held: fn released it); that error wins. */
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
-    Py_XDECREF(result);
-    return NULL;
-  }
-  Py_DECREF(r);
-  PyErr_Restore(type, value, tb);
-  return result;
+  return finish(PyObject_CallNoArgs(args[1]), release_lock, args[0]);
 }
 
 static PyMethodDef module_methods[] = {
