@@ -152,7 +152,7 @@ int rcupool_parallelize_1d(rcupool_t *m, pthreadpool_task_1d_t task, void *ctx,
   const rcupool_pin_t *pin = rcupl_scope_find(m);
   struct rcupl_pool *p;
   if (pin != NULL) {
-    p = pin->pool_; /* PARALLEL-3: the only read of the pin */
+    p = rcupl_pin_pool(pin); /* PARALLEL-3: the only read of the pin */
     if (p == NULL && pin->manager_ == NULL) /* PARALLEL-1 broken */
       rcupl_die("parallelize: the pin of this thread's scope was moved from "
                 "before the scope was left (a C++ rcupool::Pin moved, or the "

@@ -10,19 +10,31 @@
  *       period after it stopped being current (POOL-8), so the pin is one
  *       increment of its CPU's shard, a line no thread on another CPU
  *       writes (invariant 15).
- *   PIN-2. An unpin's last access to shared memory is its decrement of its
- *       CPU's shard of the pool's pin count; if that shard was gathered
- *       (the value the decrement returns says so, pool.h), its put of the
+ *   PIN-2. An unpin's last access to shared memory is, for a pin counted on
+ *       a shard (PIN-4), its decrement of its CPU's shard of the pool's pin
+ *       count; if that shard was gathered (the value the decrement returns
+ *       says so, pool.h), or for a pin counted in refs, its put of the
  *       pool's refs, and, if that was the last reference, the hand-over of
  *       the pool it now owns to the reclaim thread. It never touches the
  *       manager (there is no manager-wide pin count: destroy sums the
- *       pools'), so rcupool_destroy() can trust a pin count of zero, and
- *       it never frees on the calling thread (a task may unpin its own
- *       pool). Just before the decrement it stamps its last use on the
- *       shard's line, which it writes anyway: a warm pool's linger starts
- *       at the latest stamp (lib/warm.c, WARM-3).
+ *       pools'), so rcupool_destroy() can trust a pin count of zero, and it
+ *       never frees on the calling thread (a task may unpin its own pool). A
+ *       decrement of a live shard reads no clock: the gather that must come
+ *       after it stamps the pool's last use; every other unpin stamps before
+ *       its put, on the line it writes anyway (a warm pool's linger starts
+ *       at the latest stamp, lib/warm.c, WARM-3).
  *   PIN-3. An empty pin has pool_ == NULL; rcupool_unpin() empties the pin it
  *       releases, so a second unpin is detected, logged and ignored.
+ *   PIN-4. A pin records where it is counted, in pool_'s low bit
+ *       (RCUPL_PIN_IN_REFS, pool.h; every reader of pool_ masks it with
+ *       rcupl_pin_pool): clear for a pin taken in a section on the current
+ *       pool (PIN-1: a shard), set for a sized pin that took a live pool
+ *       with rcupl_pool_tryget() or started it (SIZED-1, SIZED-3: refs).
+ *       Its unpin gives the count back where it was taken: nothing moves
+ *       what refs holds into a shard (a re-shard adds only the bias, a
+ *       gather moves the other way), so a refs pin's put never touches a
+ *       shard, and a live pool off current costs its pinners one line,
+ *       refs', as before pins were sharded.
  *
  * Sized pins (rcupool_pin_sized):
  *   SIZED-1. A sized pin of the current size is taken exactly as PIN-1. Any
@@ -52,7 +64,9 @@
  *       rcupool_pin()).
  */
 #include <errno.h>
+#include <stdint.h>
 
+#include "clock.h"
 #include "limits_internal.h"
 #include "lock.h"
 #include "log_deliver.h"
@@ -71,9 +85,10 @@
 #include "urcu_flavor.h"
 #include "warm.h"
 
+/* in_refs: the pin is counted in p's refs, not on a shard (PIN-4). */
 static void rcupl_pin_fill(rcupool_pin_t *pin, rcupool_t *m,
-                           struct rcupl_pool *p, uint64_t gen) {
-  pin->pool_ = p;
+                           struct rcupl_pool *p, uint64_t gen, bool in_refs) {
+  pin->pool_ = (void *)((uintptr_t)p | (in_refs ? RCUPL_PIN_IN_REFS : 0));
   pin->manager_ = m;
   pin->threadpool_ = p->tp;
   pin->threads_ = p->threads;
@@ -94,7 +109,7 @@ __attribute__((always_inline)) static inline int rcupl_pin_take(
   struct rcupl_pool *p = rcupl_read_get_current(m, threads, &gen);
   if (__builtin_expect(p == NULL, 0))
     return rcupl_pin_sized_slow(m, threads, &m->placement, pin);
-  rcupl_pin_fill(pin, m, p, gen);
+  rcupl_pin_fill(pin, m, p, gen, false);
   return 0;
 }
 
@@ -203,7 +218,7 @@ __attribute__((noinline, cold)) static int rcupl_pin_sized_new(
   }
   rcupl_mutex_unlock(&m->writer);
   rcupl_warm_free(let_go);
-  rcupl_pin_fill(pin, m, p, gen);
+  rcupl_pin_fill(pin, m, p, gen, true);
   rcupl_reclaim_warm_kick(0); /* a pool off current: passes are due (WARM-4) */
   rcupl_log_deliver();
   return 0;
@@ -219,7 +234,7 @@ __attribute__((noinline)) static int rcupl_pin_sized_slow(
   struct rcupl_pool *p = rcupl_sized_find_live(m, threads, pl, &gen);
   if (__builtin_expect(p == NULL, 0))
     return rcupl_pin_sized_new(m, threads, pl, pin);
-  rcupl_pin_fill(pin, m, p, gen);
+  rcupl_pin_fill(pin, m, p, gen, true);
   return 0;
 }
 
@@ -294,13 +309,34 @@ int rcupool_pin_placed(rcupool_t *m, size_t threads,
   return err;
 }
 
+/* The put of an unpin whose count is in refs (PIN-4), or whose shard was
+ * gathered (PIN-2): stamps the use on `stamp` (the pool's own, on the
+ * line the put writes; or the shard's, on the line the decrement wrote,
+ * so unpins on two CPUs do not overwrite each other's stamps), then puts
+ * refs; true if that was the last reference. At refs 2 (this pin and the
+ * manager's) the put turns a managed pool warm, and its linger starts
+ * now: the stamp is precise; otherwise coarse (WARM-3). A put that turns
+ * out not to be the last (a pin taken meanwhile) stamped early, which
+ * the later last unpin's stamp overrides. Out of line: the live shard's
+ * path saves no register and reads no clock. */
+__attribute__((noinline)) static bool rcupl_unpin_put(struct rcupl_pool *p,
+                                                      uint64_t *stamp) {
+  const uint64_t now = __atomic_load_n(&p->refs, __ATOMIC_RELAXED) <= 2
+                           ? rcupl_now_ns() | RCUPL_STAMP_PRECISE
+                           : rcupl_stamp_coarse();
+  /* Before the put, which orders it for the warm pass. */
+  __atomic_store_n(stamp, now, __ATOMIC_RELAXED);
+  return rcupl_pool_put(p);
+}
+
 void rcupool_unpin(rcupool_pin_t *pin) {
   if (pin == NULL) {
     rcupl_log(RCUPOOL_LOG_WARN, "unpin: NULL pin ignored");
     rcupl_log_deliver();
     return;
   }
-  struct rcupl_pool *p = pin->pool_;
+  const bool in_refs = ((uintptr_t)pin->pool_ & RCUPL_PIN_IN_REFS) != 0;
+  struct rcupl_pool *p = rcupl_pin_pool(pin);
   if (p == NULL) {
     rcupl_log(RCUPOOL_LOG_WARN,
               "unpin: pin %p is empty (never pinned or already released); "
@@ -313,10 +349,17 @@ void rcupool_unpin(rcupool_pin_t *pin) {
   pin->threadpool_ = NULL;
   pin->threads_ = 0;
   pin->generation_ = 0;
-  /* The linger of a warm pool starts here (WARM-3): a store on the line
-   * of the shard the put writes anyway, before it (PIN-2). */
-  if (rcupl_pool_unpin_here(p))
-    rcupl_reclaim_free_later(p, "last pin released");
+  /* PIN-4: the count goes back where it was taken. The linger of a warm
+   * pool starts at its last use (WARM-3): stamped here, or, after a live
+   * shard's decrement, by the gather that must follow it (PIN-2). */
+  bool last;
+  if (in_refs) {
+    last = rcupl_unpin_put(p, &p->last_use);
+  } else {
+    struct rcupl_pin_shard *gathered = rcupl_pool_unpin_shard(p);
+    last = gathered != NULL && rcupl_unpin_put(p, &gathered->last_use);
+  }
+  if (last) rcupl_reclaim_free_later(p, "last pin released");
 }
 
 pthreadpool_t rcupool_pin_pthreadpool(const rcupool_pin_t *pin) {
@@ -336,5 +379,5 @@ bool rcupool_pin_is_current(const rcupool_pin_t *pin) {
   /* Comparing addresses needs no section: the pin keeps its pool alive, so
    * no other pool can be at that address. */
   return __atomic_load_n(&pin->manager_->current, __ATOMIC_RELAXED) ==
-         pin->pool_;
+         rcupl_pin_pool(pin);
 }

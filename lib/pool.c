@@ -161,6 +161,11 @@ void rcupl_pool_gather_locked(struct rcupl_pool *p) {
     sum += __atomic_exchange_n(&p->shards[i].count, RCUPL_SHARD_GATHERED,
                                __ATOMIC_ACQ_REL) /
            RCUPL_SHARD_ONE;
+  /* No live shard's unpin stamped its use (pool.h, rcupl_pool_unpin_shard):
+   * each came before its shard's exchange above, so the pool's last use in
+   * its sharded time is no later than now (WARM-3). Before the add, whose
+   * release orders it for the warm pass. */
+  rcupl_pool_stamp_use_precise(p);
   /* One add: the shards' pins replace the bias. The caller still holds a
    * reference of its own (a retire's, the manager's), so refs stays above
    * zero here; its own put comes after. */

@@ -149,7 +149,8 @@ struct rcupl_pool {
     /* Atomic: the shard's pins times 2 (negative when more were unpinned
      * here than pinned); the low bit: gathered (RCUPL_SHARD_GATHERED). */
     _Alignas(RCUPL_CACHELINE) intptr_t count;
-    /* Atomic: as last_use above, stamped by an unpin on this CPU. */
+    /* Atomic: as last_use above, stamped by an unpin on this CPU that
+     * found the shard gathered (rcupl_pool_unpin_shard). */
     uint64_t last_use;
   } shards[];
 };
@@ -190,8 +191,8 @@ static inline void rcupl_pool_stamp_use(struct rcupl_pool *p) {
 }
 
 /* The same on the precise clock, where its cost is paid once per linger:
- * a retire callback (the unpin that is about to drop the last pin of a
- * pool off current stamps its shard so, rcupl_pool_unpin_here). A warm
+ * a retire callback, a gather (the unpin that is about to drop the last
+ * pin of a pool off current stamps so too, lib/pin.c). A warm
  * pool's linger then ends warm_ms after the use, not warm_ms plus the
  * coarse lag. */
 static inline void rcupl_pool_stamp_use_precise(struct rcupl_pool *p) {
@@ -249,30 +250,29 @@ static inline bool rcupl_pool_put(struct rcupl_pool *p) {
   return old == 1;
 }
 
-/* An unpin's put (PIN-2): stamps the last use on this CPU's shard
- * (WARM-3), then subtracts its pin there; true if the shard was gathered
- * and the put on refs that follows was the last reference (the caller
- * then hands the pool to the reclaim thread). A decrement of a live shard
- * is the unpin's last access to the pool. */
-static inline bool rcupl_pool_unpin_here(struct rcupl_pool *p) {
+/* An unpin's decrement of this CPU's shard (PIN-2): NULL if the shard
+ * was live, and the unpin is done: that decrement was its last access to
+ * the pool, and it stamps nothing, since the pool is sharded, so a gather
+ * is still to come, after that decrement, and every gather stamps the
+ * last use on the precise clock after its exchange (WARM-3,
+ * rcupl_pool_gather_locked). Else the shard, which was gathered: the
+ * caller stamps its use on it, then puts refs (pin.c). */
+static inline struct rcupl_pin_shard *rcupl_pool_unpin_shard(
+    struct rcupl_pool *p) {
   struct rcupl_pin_shard *s = rcupl_pool_shard_here(p);
-  __atomic_store_n(&s->last_use, rcupl_stamp_coarse(), __ATOMIC_RELAXED);
   /* Release: the holder's use of the pool happens before a free that the
    * gather's exchange (acquire) leads to. */
   intptr_t before =
       __atomic_fetch_sub(&s->count, RCUPL_SHARD_ONE, __ATOMIC_RELEASE);
-  if (__builtin_expect((before & RCUPL_SHARD_GATHERED) == 0, 1)) return false;
-  /* A pool off current, whose refs is the whole count: at 2 (this pin and
-   * the manager's) the put below turns it warm, and its linger starts now.
-   * The shard's coarse stamp above is replaced by a precise one, before
-   * the put (which orders it for the warm pass): left beside it, the
-   * coarse one's bound, up to the lag later, would count (WARM-3). A put
-   * that turns out not to be the last (a pin taken meanwhile) stamped
-   * early, which the later last unpin's stamp overrides. */
-  if (__atomic_load_n(&p->refs, __ATOMIC_RELAXED) <= 2)
-    __atomic_store_n(&s->last_use, rcupl_now_ns() | RCUPL_STAMP_PRECISE,
-                     __ATOMIC_RELAXED);
-  return rcupl_pool_put(p);
+  return (before & RCUPL_SHARD_GATHERED) == 0 ? NULL : s;
+}
+
+/* A pin's pool (rcupool_pin_t.pool_, PIN-4): the pool's address, with
+ * RCUPL_PIN_IN_REFS set when the pin is counted in refs rather than on a
+ * shard. A pool is aligned to a cache line, so the bit is free. */
+#define RCUPL_PIN_IN_REFS ((uintptr_t)1)
+static inline struct rcupl_pool *rcupl_pin_pool(const rcupool_pin_t *pin) {
+  return (struct rcupl_pool *)((uintptr_t)pin->pool_ & ~RCUPL_PIN_IN_REFS);
 }
 
 /* Turns p's pin count sharded (at a publish, MANAGER-5) or gathers it into

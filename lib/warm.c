@@ -22,27 +22,30 @@
  *       released pool is dying and the releaser owns it: it hands it to the
  *       reclaim thread (unlink, stop, free a grace period later, RECLAIM-7)
  *       after it has dropped every manager lock.
- *   WARM-3. A warm pool goes once unused for its manager's warm_ns,
- *       measured from its last use. Each use that may be the last stamps
- *       it (pool.h) before dropping its reference: an unpin on its CPU's
- *       shard line, which it writes anyway (PIN-2), the end of a dispatch
- *       on pool->last_use, the creation and the retire callback after
- *       which it turns warm there too. A stamp's low bit says its clock.
- *       Hot paths read the coarse clock (clock.h): a stamp s of a use at
- *       u then has u - lag < s <= u (lag = rcupl_coarse_lag_ns(), two
- *       ticks). Where the cost is paid once per linger, the precise one:
- *       the retire callback, and an unpin that finds the pool off current
- *       with refs at 2 (this pin and the manager's), so the put that
- *       follows turns it warm; then s = u. A pass, on the precise clock,
- *       takes until = the latest over the stamps of s (precise) or s + lag
- *       (coarse), releases a warm pool when now - until >= warm_ns, and
- *       otherwise makes the next pass due at until + warm_ns. Never early:
- *       every use u <= until. Late by the reclaim thread's wake-up
- *       (measured: 0.3-1.7 ms) where the last use's stamp is precise (the
- *       common case: a pool retired, then unpinned by its last user), and
- *       by up to lag more (8 ms at 250 Hz, 20 ms at 100 Hz) where it is
- *       coarse (a dispatch's end, or an unpin that saw another pin still
- *       held); the stated tolerance is 100 ms
+ *   WARM-3. A warm pool goes once unused for its manager's warm_ns, measured
+ *       from its last use. Each use that may be the last stamps it (pool.h)
+ *       before dropping its reference: an unpin that finds its CPU's shard
+ *       gathered, on that shard's line, which it writes anyway (PIN-2), the
+ *       end of a dispatch on pool->last_use, the creation and the retire
+ *       callback after which it turns warm there too. An unpin of a live
+ *       shard stamps nothing: the pool is sharded, so it cannot turn warm
+ *       before the gather that follows the decrement, and every gather
+ *       stamps on the precise clock after its exchange. A stamp's low bit
+ *       says its clock. Hot paths read the coarse clock (clock.h): a stamp s
+ *       of a use at u then has u - lag < s <= u (lag =
+ *       rcupl_coarse_lag_ns(), two ticks). Where the cost is paid once per
+ *       linger, the precise one: a gather, the retire callback, and an unpin
+ *       that finds the pool off current with refs at 2 (this pin and the
+ *       manager's), so the put that follows turns it warm; then s = u. A
+ *       pass, on the precise clock, takes until = the latest over the stamps
+ *       of s (precise) or s + lag (coarse), releases a warm pool when now -
+ *       until >= warm_ns, and otherwise makes the next pass due at until +
+ *       warm_ns. Never early: every use u <= until. Late by the reclaim
+ *       thread's wake-up (measured: 0.3-1.7 ms) where the last use's stamp
+ *       is precise (the common case: a pool retired, then unpinned by its
+ *       last user), and by up to lag more (8 ms at 250 Hz, 20 ms at 100 Hz)
+ *       where it is coarse (a dispatch's end, or an unpin that saw another
+ *       pin still held); the stated tolerance is 100 ms
  *       (tests/warm_lifetime_test.cc). Only a tick more than one
  *       resolution late could end a linger early, by that excess.
  *       A pin and its unpin both made between a pass's look at the pool

@@ -48,6 +48,7 @@ CALL = re.compile(
 ORDER = re.compile(r"\b(?:__ATOMIC_|memory_order_)(\w+)")
 DEFINE = re.compile(r"^#\s*define\s+(\w+)")
 FUNCTION = re.compile(r"^[A-Za-z_][\w\s\*]*?\b(\w+)\s*\(")
+ATTRIBUTES = re.compile(r"^(?:__attribute__\(\([^()]*(?:\([^()]*\))?[^()]*\)\)\s*)+")
 
 
 def operation(name):
@@ -74,7 +75,8 @@ def sites_of(path, rel):
         if m:
             function = m.group(1)
         else:
-            m = FUNCTION.match(line)
+            # A definition may open with its attributes (noinline, cold).
+            m = FUNCTION.match(ATTRIBUTES.sub("", line))
             if m and not line.rstrip().endswith(";"):
                 function = m.group(1)
         for call in CALL.finditer(line):

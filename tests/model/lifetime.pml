@@ -148,7 +148,14 @@
  * `used_at[p]`, the true time of the pool's last use, gives
  *   MODEL-8 a pool let go because its linger is over was not used for a
  *      whole linger: tick - used_at >= WARM_TICKS (assertion in let_go).
- * Its switch, which must fail:
+ * With SHARDED the stamps are where lib/pool.h puts them: an unpin of a
+ * live shard stamps nothing (the ghost alone records its use), one that
+ * finds its shard gathered stamps before its put, and every gather stamps
+ * after its exchange.
+ * Its switches, which must fail:
+ *   BROKEN_NO_STAMP_AFTER_LIVE_UNPIN (SHARDED) neither the gather nor the
+ *                           retire callback stamps: a live shard's unpin
+ *                           is then recorded nowhere.
  *   BROKEN_STAMP_AT_PASS    the linger's start as lib/warm.c had it before:
  *                           no stamp at the unpin or the callback; the pass
  *                           stamps a pool it sees in use, so a pool
@@ -291,9 +298,29 @@ byte used_at[NP];  /* ghost: the true time of the last use */
 #define STAMP_USE(p) stamp[p] = tick; used_at[p] = tick
 #endif
 #define LINGER_OVER(j) (tick - stamp[j] >= WARM_TICKS)
+/* SHARDED: an unpin of a live shard stamps nothing (lib/pool.h), its use
+ * is the ghost's only; one that finds its shard gathered stamps before
+ * its put; every gather stamps after its exchange (rcupl_pool_gather_
+ * locked), the retire callback after the gather. Under
+ * BROKEN_NO_STAMP_AFTER_LIVE_UNPIN neither the gather nor the callback
+ * stamps (nor is the callback a use of the ghost's): what a live shard's
+ * unpin did is then recorded nowhere. */
+#define USED_NOW(p) used_at[p] = tick
+#define STAMP_ONLY(p) stamp[p] = tick
+#ifdef BROKEN_NO_STAMP_AFTER_LIVE_UNPIN
+#define STAMP_GATHER(p) skip
+#define STAMP_CALLBACK(p) skip
+#else
+#define STAMP_GATHER(p) STAMP_ONLY(p)
+#define STAMP_CALLBACK(p) STAMP_USE(p)
+#endif
 #else
 #define STAMP_USE(p) skip
 #define LINGER_OVER(j) true
+#define USED_NOW(p) skip
+#define STAMP_ONLY(p) skip
+#define STAMP_GATHER(p) skip
+#define STAMP_CALLBACK(p) skip
 #endif
 
 /* ---- the manager: struct rcupool --------------------------------------- */
@@ -580,7 +607,8 @@ inline warm_limit(chain, j, join) {
      refs[p] = refs[p] + shcount[SH(p, 0)] + shcount[SH(p, 1)] - BIAS;       \
      shcount[SH(p, 0)] = 0; shlive[SH(p, 0)] = false;                         \
      shcount[SH(p, 1)] = 0; shlive[SH(p, 1)] = false;                         \
-     sharded[p] = false                                                       \
+     sharded[p] = false;                                                      \
+     STAMP_GATHER(p)                            /* WARM-3 */                  \
   :: else                                                                     \
   fi
 #define SHARD_PINS(p)                                                         \
@@ -700,8 +728,8 @@ proctype unpinner() {
 #else
        pins[p]--;
 #endif
-       STAMP_USE(p);                              /* WARM-3, before the put */
 #ifdef SHARDED
+       USED_NOW(p);                 /* a live shard's decrement: no stamp */
        if                                         /* this CPU's shard */
        :: sh = 0
        :: sh = 1
@@ -726,6 +754,7 @@ proctype unpinner() {
        sh = 0;
        if
        :: gathered -> USE(p);                     /* then refs is the count */
+          STAMP_ONLY(p);                          /* WARM-3, before the put */
           old = refs[p];
           assert(old > 0);
           refs[p]--;
@@ -734,6 +763,7 @@ proctype unpinner() {
        fi;
        gathered = false;
 #else
+       STAMP_USE(p);                              /* WARM-3, before the put */
        old = refs[p];
        assert(old > 0);                           /* no underflow */
        refs[p]--;                                 /* rcupl_pool_put */
@@ -1103,7 +1133,7 @@ end_idle:
           :: pending[p] == 0 && p != cur -> GATHER(p)
           :: else
           fi;
-          STAMP_USE(p);              /* WARM-3: turns warm unless pinned */
+          STAMP_CALLBACK(p);         /* WARM-3: turns warm unless pinned */
           old = refs[p];
           assert(old > 0);
           refs[p]--;                 /* rcupl_pool_put */

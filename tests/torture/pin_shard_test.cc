@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Stress of the sharded pin count (lib/pool.h, POOL-8): threads pin the
 // current pool and unpin, often on another thread than the one that
-// pinned (a shard goes negative), while a resetter retires the pool under
+// pinned (a shard goes negative), and take sized pins of the two widths
+// the resets alternate and of a third one, which a section counts on a
+// shard or a search counts in refs, the current pool's too (lib/pin.c,
+// PIN-4), while a resetter retires the pool under
 // them (its last retire callback gathers the shards into one count after
 // the grace period, a reuse shards it again) and the reclaim thread frees
 // the pools let go. Every held pin's pool is read (its canary: ASan
@@ -52,7 +55,7 @@ bool Intact(const rcupool_pin_t &pin) {
 }
 }  // namespace
 
-TEST(RcupoolPin, ShardedCountWithCrossThreadUnpinsAndResetsReturnsToZero) {
+TEST(RcupoolPin, ShardAndRefsPinsWithCrossThreadUnpinsAndResetsReturnToZero) {
   NoWarmManager m(1);
   Mailbox mailbox;
   std::atomic<bool> stop{false}, pause{false};
@@ -79,7 +82,14 @@ TEST(RcupoolPin, ShardedCountWithCrossThreadUnpinsAndResetsReturnsToZero) {
         }
         if (slot.pool_ != nullptr) rcupool_unpin(&slot);
       }
-      if (rcupool_pin(m, &slot) != 0) {
+      // A pin of the current pool (a shard), or a sized pin: of 1 or 2
+      // threads (current or not: a shard, or refs when the search takes
+      // it), or now and then of 3 (never current: refs).
+      const unsigned kind = rng() % 16;
+      const int err = kind < 8    ? rcupool_pin(m, &slot)
+                      : kind < 15 ? rcupool_pin_sized(m, 1 + rng() % 2, &slot)
+                                  : rcupool_pin_sized(m, 3, &slot);
+      if (err != 0) {
         broken.fetch_add(1);
         continue;
       }

@@ -28,9 +28,10 @@ static inline const void *rcupl_testing_current_pool(rcupool_t *m) {
                          __ATOMIC_ACQUIRE);
 }
 
-// The pool object pinned by pin; NULL for an empty pin.
+// The pool object pinned by pin; NULL for an empty pin. pool_'s low bits
+// may carry the library's flags (a pool is aligned to 64 bytes).
 static inline const void *rcupl_testing_pin_pool(const rcupool_pin_t *pin) {
-  return pin->pool_;
+  return (const void *)((uintptr_t)pin->pool_ & ~(uintptr_t)63);
 }
 
 // A pool object's canary (RCUPL_TESTING_POOL_CANARY while it may be used) and
