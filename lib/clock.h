@@ -3,7 +3,8 @@
  * Private, header only: the library's clocks, in ns. CLOCK_MONOTONIC for the warm
  * pass's now and the reclaim thread's due passes (a wall-clock step never
  * ages a pool); its coarse twin on hot paths: the last-use stamp of an
- * unpin and of a dispatch's end (WARM-3), the follow check (FOLLOW-3).
+ * unpin counted in refs or on a gathered shard and of a dispatch's end
+ * (WARM-3), the follow check (FOLLOW-3).
  * All are reads of the vDSO: any thread, never blocks, no system call.
  *
  * The coarse clock is the monotonic clock as the kernel's timekeeping last

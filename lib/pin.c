@@ -321,11 +321,15 @@ int rcupool_pin_placed(rcupool_t *m, size_t threads,
  * path saves no register and reads no clock. */
 __attribute__((noinline)) static bool rcupl_unpin_put(struct rcupl_pool *p,
                                                       uint64_t *stamp) {
-  const uint64_t now = __atomic_load_n(&p->refs, __ATOMIC_RELAXED) <= 2
-                           ? rcupl_now_ns() | RCUPL_STAMP_PRECISE
-                           : rcupl_stamp_coarse();
-  /* Before the put, which orders it for the warm pass. */
-  __atomic_store_n(stamp, now, __ATOMIC_RELAXED);
+  /* The coarse stamp is stored first, before refs is read: on the pool's
+   * own line a load first would fetch that line shared and the store
+   * then fetch it again, twice the transfers when threads on two CPUs
+   * unpin the same pool. Both stores come before the put, which orders
+   * them for the warm pass. */
+  __atomic_store_n(stamp, rcupl_stamp_coarse(), __ATOMIC_RELAXED);
+  if (__atomic_load_n(&p->refs, __ATOMIC_RELAXED) <= 2)
+    __atomic_store_n(stamp, rcupl_now_ns() | RCUPL_STAMP_PRECISE,
+                     __ATOMIC_RELAXED);
   return rcupl_pool_put(p);
 }
 

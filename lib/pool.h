@@ -43,8 +43,10 @@
  *   While a pool is published (pool->sharded, under manager->lock), a pin
  *   taken in a section on the current pool adds to the shard of the CPU it
  *   runs on (pool->shards[cpu % RCUPL_PIN_SHARDS], a cache line each), and
- *   every unpin subtracts from its own CPU's shard: a pin and its unpin
- *   write no line another thread writes, unless they share the CPU. A pin
+ *   its unpin subtracts from its own CPU's shard: a pin and its unpin
+ *   write no line another thread writes, unless they share the CPU (a
+ *   sized pin that took the pool by rcupl_pool_tryget is counted in refs
+ *   and unpinned there, lib/pin.c PIN-4). A pin
  *   may be unpinned on another CPU, so a shard may go negative: only the
  *   sum counts. refs then carries RCUPL_SHARDED_BIAS, so nothing that
  *   lands in refs meanwhile (a sized pin's rcupl_pool_tryget, a retire, a
