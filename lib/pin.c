@@ -339,7 +339,7 @@ void rcupool_unpin(rcupool_pin_t *pin) {
     rcupl_log_deliver();
     return;
   }
-  const bool in_refs = ((uintptr_t)pin->pool_ & RCUPL_PIN_IN_REFS) != 0;
+  const bool in_refs = rcupl_pin_in_refs(pin);
   struct rcupl_pool *p = rcupl_pin_pool(pin);
   if (p == NULL) {
     rcupl_log(RCUPOOL_LOG_WARN,

@@ -276,6 +276,9 @@ static inline struct rcupl_pin_shard *rcupl_pool_unpin_shard(
 static inline struct rcupl_pool *rcupl_pin_pool(const rcupool_pin_t *pin) {
   return (struct rcupl_pool *)((uintptr_t)pin->pool_ & ~RCUPL_PIN_IN_REFS);
 }
+static inline bool rcupl_pin_in_refs(const rcupool_pin_t *pin) {
+  return ((uintptr_t)pin->pool_ & RCUPL_PIN_IN_REFS) != 0;
+}
 
 /* Turns p's pin count sharded (at a publish, MANAGER-5) or gathers it into
  * refs (its last retire callback with p not current, RECLAIM-2; destroy
